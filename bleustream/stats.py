@@ -1,0 +1,86 @@
+"""BLEU's sufficient statistics: a small value type that adds.
+
+Everything corpus BLEU needs is the sum, over segments, of the hypothesis
+length, the effective (closest) reference length, and the clipped n-gram
+matches and hypothesis n-gram totals per order.  ``Stats`` holds those sums
+and the number of segments they cover; ``a + b`` merges two of them (shards
+of a corpus, or a running total and one more segment), and ``+=`` adds in
+place for the running accumulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Stats:
+    """Sufficient statistics for BLEU over some number of segments."""
+
+    hyp_len: int = 0
+    ref_len: int = 0
+    matches: list[int] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    segments: int = 0
+
+    @classmethod
+    def zero(cls, max_order: int) -> Stats:
+        """The statistics of no segments, for n-grams up to ``max_order``."""
+        return cls(0, 0, [0] * max_order, [0] * max_order, 0)
+
+    @property
+    def max_order(self) -> int:
+        return len(self.totals)
+
+    def _check(self, other: Stats) -> None:
+        if len(self.totals) != len(other.totals):
+            raise ValueError(
+                f"cannot add statistics of max n-gram order {len(self.totals)} "
+                f"and {len(other.totals)}"
+            )
+
+    def __add__(self, other: Stats) -> Stats:
+        if not isinstance(other, Stats):
+            return NotImplemented
+        self._check(other)
+        return Stats(
+            self.hyp_len + other.hyp_len,
+            self.ref_len + other.ref_len,
+            [a + b for a, b in zip(self.matches, other.matches)],
+            [a + b for a, b in zip(self.totals, other.totals)],
+            self.segments + other.segments,
+        )
+
+    def __iadd__(self, other: Stats) -> Stats:
+        if not isinstance(other, Stats):
+            return NotImplemented
+        self._check(other)
+        self.hyp_len += other.hyp_len
+        self.ref_len += other.ref_len
+        matches, totals = self.matches, self.totals
+        for i, (m, t) in enumerate(zip(other.matches, other.totals)):
+            matches[i] += m
+            totals[i] += t
+        self.segments += other.segments
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping; ``Stats.from_dict`` reads it back."""
+        return {
+            "hyp_len": self.hyp_len,
+            "ref_len": self.ref_len,
+            "counts": list(self.matches),
+            "totals": list(self.totals),
+            "segments": self.segments,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Stats:
+        return cls(
+            int(data["hyp_len"]),
+            int(data["ref_len"]),
+            [int(x) for x in data["counts"]],
+            [int(x) for x in data["totals"]],
+            int(data.get("segments", 0)),
+        )

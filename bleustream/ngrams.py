@@ -4,28 +4,39 @@ The hypothesis n-grams of each order are counted and every count is clipped
 at the highest count of that n-gram in any one reference.  The reference
 length is the closest to the hypothesis length, ties going to the shorter.
 
-The hot loops run in C: ``Counter`` counts the tuples that ``zip`` builds,
-and the clipping is ``map(min, ...)`` over dict lookups, with no Python
-function call per n-gram.
+The hot loops run in C: the n-gram tuples come from ``zip``, they are
+counted by the C helper behind ``collections.Counter``, and clipping is
+``map(min, ...)`` over dict lookups, with no Python call per n-gram.  An
+n-gram of order n matches only if its (n-1)-grams do, so once an order has
+no match the higher orders are not counted at all.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+import collections
+from collections.abc import Iterable, Sequence
 from itertools import repeat
+from typing import Callable
 
 from bleustream.stats import Stats
 
+CountFn = Callable[[dict, Iterable], None]
+# The helper Counter.update counts with: C code in CPython, plain Python
+# (in the same module) elsewhere.  Calling it on a plain dict skips
+# Counter's per-call overhead, which is most of the cost on short segments.
+_count_into: CountFn = collections._count_elements  # type: ignore[attr-defined]
 
-def count_ngrams(tokens: list[str], max_order: int) -> list[Counter]:
-    """Counts of the n-grams of each order 1..max_order.
+
+def ngram_counts(tokens: list[str], order: int) -> dict:
+    """How often each n-gram of one order occurs.
 
     Unigrams are keyed by the token itself, longer n-grams by a tuple.
     """
-    counts: list[Counter] = [Counter(tokens)]
-    for n in range(2, max_order + 1):
-        counts.append(Counter(zip(*[tokens[i:] for i in range(n)])))
+    counts: dict = {}
+    if order == 1:
+        _count_into(counts, tokens)
+    else:
+        _count_into(counts, zip(*[tokens[i:] for i in range(order)]))
     return counts
 
 
@@ -40,18 +51,27 @@ def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> 
     ``refs`` holds at least one tokenized reference.
     """
     hyp_len = len(hyp)
-    hyp_counts = count_ngrams(hyp, max_order)
-    matches = []
+    matches = [0] * max_order
     if len(refs) == 1:
         ref = refs[0]
         ref_len = len(ref)
-        for h, r in zip(hyp_counts, count_ngrams(ref, max_order)):
-            matches.append(sum(map(min, h.values(), map(r.get, h, repeat(0)))))
+        for n in range(min(max_order, hyp_len, ref_len)):
+            h = ngram_counts(hyp, n + 1)
+            r = ngram_counts(ref, n + 1)
+            matched = sum(map(min, h.values(), map(r.get, h, repeat(0))))
+            if not matched:
+                break
+            matches[n] = matched
     else:
         ref_len = closest_ref_len(hyp_len, [len(ref) for ref in refs])
-        per_ref = [count_ngrams(ref, max_order) for ref in refs]
-        for n, h in enumerate(hyp_counts):
-            clips = map(max, *[map(rc[n].get, h, repeat(0)) for rc in per_ref])
-            matches.append(sum(map(min, h.values(), clips)))
+        longest = max(len(ref) for ref in refs)
+        for n in range(min(max_order, hyp_len, longest)):
+            h = ngram_counts(hyp, n + 1)
+            per_ref = [ngram_counts(ref, n + 1).get for ref in refs]
+            clips = map(max, *[map(get, h, repeat(0)) for get in per_ref])
+            matched = sum(map(min, h.values(), clips))
+            if not matched:
+                break
+            matches[n] = matched
     totals = [max(hyp_len - n, 0) for n in range(max_order)]
     return Stats(hyp_len, ref_len, matches, totals, 1)

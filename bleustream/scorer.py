@@ -59,7 +59,9 @@ class StreamScorer:
     def add(self, hyp: str, refs: Sequence[str]) -> Stats:
         """Adds one segment to the running total and returns its statistics."""
         stats = self._count(hyp, refs)
-        self.total += stats
+        # Rebinding (not +=) keeps the total whole if a signal handler
+        # raises mid-update: it holds the segment entirely or not at all.
+        self.total = self.total + stats
         return stats
 
     def score(self) -> BleuScore:

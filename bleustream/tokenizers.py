@@ -23,35 +23,52 @@ Tokenizer = Callable[[str], "list[str]"]
 # 13a: mteval-v13a.pl, the WMT default
 # --------------------------------------------------------------------------
 
-# Rule 1 of the mteval post-tokenizer puts spaces around these characters
-# wherever they stand: the regex class [\{-\~\[-\` -\&\(-\+\:-\@\/], i.e.
-# all ASCII punctuation but ' , - . and the space itself.  As a per-character
-# substitution it is exactly a str.translate table.
-_RULE1_CHARS = "{|}~[\\]^_` !\"#$%&()*+:;<=>?@/"
-_RULE1_TABLE = str.maketrans({c: f" {c} " for c in _RULE1_CHARS})
-# Without ASCII digits on the line, rules 2 and 3 below separate every
-# period and comma from both neighbours and rule 4 never fires, so all four
-# rules collapse into one table.
-_NO_DIGIT_TABLE = str.maketrans({c: f" {c} " for c in _RULE1_CHARS + ".,"})
+# The rules are regular-expression substitutions that put spaces around a
+# character.  Where the replacement is " <char> " with no other change, the
+# substitution is written as ``" ".join(pattern.split(line))`` with the
+# character captured: split and join run in C, while re.sub with a group
+# reference in its template calls back into Python for every match.
 
+# Rule 1 puts spaces around these wherever they stand: SacreBLEU's class
+# [\{-\~\[-\`\ -\&\(-\+\:-\@\/], i.e. all ASCII punctuation but ' , - . and
+# the space.  (The class also holds the space itself; spacing a space out
+# changes no token and no neighbour the later rules look at.)
+_RULE1_CHARS = '{|}~[\\]^_`!"#$%&()*+:;<=>?@/'
+_RULE1 = re.compile(f"([{re.escape(_RULE1_CHARS)}])").split
+# Without an ASCII digit on the line, rules 2 and 3 below separate every
+# period and comma from both neighbours and rule 4 never fires: all four
+# rules collapse into one split.
+_RULE1_NO_DIGIT = re.compile(f"([{re.escape(_RULE1_CHARS)}.,])").split
 _HAS_DIGIT = re.compile(r"[0-9]").search
-# Rule 2: period and comma unless preceded by a digit.
+
+# Rules 2 and 3, as SacreBLEU writes them: a period or comma is separated
+# from a preceding non-digit (rule 2), then from a following non-digit
+# (rule 3).  Each match consumes the neighbour, so in a run of periods and
+# commas ("...", ".,") whether one is separated depends on the one before.
 _RULE2 = re.compile(r"([^0-9])([\.,])").sub
-# Rule 3: period and comma unless followed by a digit.
 _RULE3 = re.compile(r"([\.,])([^0-9])").sub
-# Rule 4: a dash preceded by a digit.
-_RULE4 = re.compile(r"([0-9])(-)").sub
+_ADJACENT_PERIODS = re.compile(r"[.,][.,]").search
+# With no two periods or commas side by side nothing is consumed twice, and
+# rules 2 and 3 together separate a period or comma exactly when the
+# character before it or the one after it exists and is not a digit.
+_RULES23 = re.compile(r"([.,](?:(?<=[^0-9][.,])|(?=[^0-9])))").split
+# Rule 4: a dash preceded by a digit (the digit is never a dash, so no
+# match can consume another's character).
+_RULE4 = re.compile(r"(?<=[0-9])(-)").split
 
 
 def _mteval_post(line: str) -> list[str]:
     """The language-dependent part of 13a, shared with ``zh``."""
     if not _HAS_DIGIT(line):
-        return line.translate(_NO_DIGIT_TABLE).split()
-    line = line.translate(_RULE1_TABLE)
+        return " ".join(_RULE1_NO_DIGIT(line)).split()
+    line = " ".join(_RULE1(line))
     if "." in line or "," in line:
-        line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", line))
+        if _ADJACENT_PERIODS(line):
+            line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", line))
+        else:
+            line = " ".join(_RULES23(line))
     if "-" in line:
-        line = _RULE4(r"\1 \2 ", line)
+        line = " ".join(_RULE4(line))
     return line.split()
 
 
@@ -122,7 +139,7 @@ def _string_range(start: str, end: str) -> tuple[int, int]:
 
 _ZH_RANGES = tuple(_string_range(s, e) for s, e in _ZH_TABLE)
 _ZH_CLASS = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _ZH_RANGES)
-_ZH_SPLIT = re.compile(f"([{_ZH_CLASS}])").sub
+_ZH_SPLIT = re.compile(f"([{_ZH_CLASS}])").split
 
 
 def is_zh_char(char: str) -> bool:
@@ -133,7 +150,7 @@ def is_zh_char(char: str) -> bool:
 
 def tokenize_zh(line: str) -> list[str]:
     """SacreBLEU's ``zh``: Chinese characters apart, the rest as 13a (no padding)."""
-    return _mteval_post(_ZH_SPLIT(r" \1 ", line.strip()))
+    return _mteval_post(" ".join(_ZH_SPLIT(line.strip())))
 
 
 # --------------------------------------------------------------------------
@@ -160,18 +177,27 @@ def _category_class(prefix: str) -> str:
 
 
 class _Intl:
-    """The compiled ``intl`` rules, built on first use (it takes ~0.3 s)."""
+    """The compiled ``intl`` rules, built on first use (it takes ~0.3 s).
+
+    SacreBLEU's rules: (1) a punctuation mark preceded by a non-number is
+    separated from it, (2) then one followed by a non-number, each match
+    consuming the neighbour; (3) every symbol is separated.  The fast paths
+    follow the same reasoning as 13a's periods and commas.
+    """
 
     def __init__(self) -> None:
         number, punct, symbol = (_category_class(p) for p in ("N", "P", "S"))
         self.has_number = re.compile(f"[{number}]").search
+        # Without numbers every punctuation mark is separated.
+        self.split_punct_symbol = re.compile(f"([{punct}{symbol}])").split
         self.has_punct = re.compile(f"[{punct}]").search
+        self.adjacent_punct = re.compile(f"[{punct}][{punct}]").search
         self.rule1 = re.compile(f"([^{number}])([{punct}])").sub
         self.rule2 = re.compile(f"([{punct}])([^{number}])").sub
-        self.symbol = re.compile(f"([{symbol}])").sub
-        # Without numbers on the line, rules 1 and 2 separate every
-        # punctuation mark from both neighbours (as with 13a's periods).
-        self.punct_or_symbol = re.compile(f"([{punct}{symbol}])").sub
+        # Without adjacent punctuation, rules 1 and 2 separate a mark when
+        # the character before or after it exists and is not a number.
+        self.rules12 = re.compile(f"([{punct}](?:(?<=[^{number}][{punct}])|(?=[^{number}])))").split
+        self.split_symbol = re.compile(f"([{symbol}])").split
 
 
 _intl: _Intl | None = None
@@ -183,10 +209,13 @@ def tokenize_intl(line: str) -> list[str]:
     rules = _intl or _Intl()
     _intl = rules
     if not rules.has_number(line):
-        return rules.punct_or_symbol(r" \1 ", line).split()
+        return " ".join(rules.split_punct_symbol(line)).split()
     if rules.has_punct(line):
-        line = rules.rule2(r" \1 \2", rules.rule1(r"\1 \2 ", line))
-    return rules.symbol(r" \1 ", line).split()
+        if rules.adjacent_punct(line):
+            line = rules.rule2(r" \1 \2", rules.rule1(r"\1 \2 ", line))
+        else:
+            line = " ".join(rules.rules12(line))
+    return " ".join(rules.split_symbol(line)).split()
 
 
 # --------------------------------------------------------------------------

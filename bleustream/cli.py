@@ -1,0 +1,402 @@
+"""The ``bleustream`` command: options in, records out, exit status.
+
+This module wires the pieces together and owns everything that touches the
+process: argument parsing, standard streams, signals and exit statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from types import FrameType
+from typing import Any, BinaryIO
+
+from bleustream import __version__
+from bleustream.bleu import (
+    DEFAULT_MAX_ORDER,
+    SMOOTH_DEFAULTS,
+    SMOOTH_METHODS,
+    Settings,
+    compute_bleu,
+    signature_fields,
+)
+from bleustream.errors import (
+    EXIT_IOERR,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    BleustreamError,
+    UsageError,
+)
+from bleustream.formats import FORMATS, FORMATTERS, Context, Record, header
+from bleustream.readers import (
+    STDIN_NAME,
+    BadLinePolicy,
+    LineSource,
+    Segment,
+    check_encoding,
+    lockstep_segments,
+    open_source,
+    paste_segments,
+)
+from bleustream.scorer import StreamScorer, sentence_settings
+from bleustream.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+
+PROG = "bleustream"
+
+EXIT_STATUS_HELP = """\
+exit status:
+  0    success
+  2    usage or configuration error
+  65   bad input data (undecodable bytes, wrong number of fields,
+       streams of different lengths)
+  66   an input file cannot be opened
+  74   a read or write error
+  130  interrupted by SIGINT (143 for SIGTERM); the corpus score of the
+       segments read so far is printed first, marked partial
+A closed output pipe ends bleustream quietly, as it ends cat.
+"""
+
+EXAMPLES_HELP = """\
+examples:
+  paste hyp.de ref.de | bleustream
+  bleustream ref.de < hyp.de
+  bleustream ref.A.de ref.B.de -i hyp.de -f json
+  bleustream -b ref.de -i hyp.de           # the score alone, for $(...)
+  bleustream -sl --every 100 -f tsv ref.de < hyp.de
+"""
+
+
+# Built-in defaults of the options that settings may come from.
+DEFAULTS: dict[str, Any] = {
+    "tokenize": DEFAULT_TOKENIZER,
+    "lowercase": False,
+    "smooth_method": "exp",
+    "smooth_value": None,
+    "max_ngram_order": DEFAULT_MAX_ORDER,
+    "effective_order": False,
+    "format": "text",
+    "width": 1,
+    "score_only": False,
+    "sentence_level": False,
+    "every": 0,
+    "encoding": "utf-8",
+    "encoding_errors": "strict",
+    "skip_bad_lines": False,
+}
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Score machine translation with BLEU as the input streams in. "
+            "Without REF operands, each input line is hyp<TAB>ref1[<TAB>ref2...] "
+            "(as paste writes it); with them, hypotheses are read from the input "
+            "and the reference files in lockstep. The numbers are SacreBLEU 2.x's."
+        ),
+        epilog=EXIT_STATUS_HELP + "\n" + EXAMPLES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add(
+        "refs",
+        nargs="*",
+        metavar="REF",
+        help="reference files, read in lockstep with the hypotheses ('-' is stdin; "
+        ".gz is decompressed)",
+    )
+    add(
+        "-i",
+        "--input",
+        metavar="FILE",
+        default="-",
+        help="read hypotheses (or paste lines) from FILE instead of stdin",
+    )
+    bleu = parser.add_argument_group("BLEU settings")
+    bleu.add_argument(
+        "-tok",
+        "--tokenize",
+        choices=sorted(TOKENIZERS),
+        help=f"tokenizer (default: {DEFAULT_TOKENIZER})",
+    )
+    bleu.add_argument(
+        "-lc",
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="lowercase hypotheses and references (default: no)",
+    )
+    bleu.add_argument(
+        "-s",
+        "--smooth-method",
+        choices=SMOOTH_METHODS,
+        help="smoothing: exp, floor, add-k or none (default: exp)",
+    )
+    bleu.add_argument(
+        "-sv",
+        "--smooth-value",
+        type=float,
+        metavar="X",
+        help=f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
+        f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
+    )
+    bleu.add_argument(
+        "--max-ngram-order",
+        type=_positive_int,
+        metavar="N",
+        help=f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
+    )
+    bleu.add_argument(
+        "--effective-order",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="leave out n-gram orders with no n-grams (default: no; "
+        "always on for --sentence-level records)",
+    )
+    out = parser.add_argument_group("output")
+    out.add_argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        help="text (SacreBLEU's line), tsv (a header, then one row per record) "
+        "or json (JSON Lines); default: text",
+    )
+    out.add_argument(
+        "-w",
+        "--width",
+        type=_non_negative_int,
+        metavar="N",
+        help="digits after the decimal point in text scores (default: 1)",
+    )
+    out.add_argument(
+        "-b",
+        "--score-only",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print the score alone, one number per record",
+    )
+    out.add_argument(
+        "-sl",
+        "--sentence-level",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a record with each segment's sentence BLEU, as each line is read",
+    )
+    out.add_argument(
+        "--every",
+        type=_non_negative_int,
+        metavar="N",
+        help="a record with the corpus score so far after every N segments (0: never)",
+    )
+    inp = parser.add_argument_group("input")
+    inp.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="encoding of all inputs, ASCII-compatible (default: utf-8)",
+    )
+    inp.add_argument(
+        "--encoding-errors",
+        choices=("strict", "replace"),
+        help="strict: a line that does not decode is an error (default); "
+        "replace: decode it with U+FFFD for the bad bytes",
+    )
+    inp.add_argument(
+        "--skip-bad-lines",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="skip and count bad lines instead of stopping at the first",
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def resolve(args: argparse.Namespace) -> dict[str, Any]:
+    """The options in force: given on the command line, else the built-in default."""
+    options = dict(DEFAULTS)
+    for key in DEFAULTS:
+        value = getattr(args, key, None)
+        if value is not None:
+            options[key] = value
+    options["refs"] = args.refs
+    options["input"] = args.input
+    return options
+
+
+def settings_from(options: dict[str, Any]) -> Settings:
+    if options["smooth_value"] is not None and SMOOTH_DEFAULTS[options["smooth_method"]] is None:
+        raise UsageError(
+            f"--smooth-value applies to floor and add-k, not to {options['smooth_method']}"
+        )
+    return Settings(
+        tokenize=options["tokenize"],
+        lowercase=options["lowercase"],
+        smooth_method=options["smooth_method"],
+        smooth_value=options["smooth_value"],
+        effective_order=options["effective_order"],
+        max_order=options["max_ngram_order"],
+    )
+
+
+class Output:
+    """Writes whole records to a binary stream, flushing each one."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> None:
+        if text:
+            self._stream.write(text.encode("utf-8"))
+            self._stream.flush()
+
+
+def open_segments(
+    options: dict[str, Any], stdin: BinaryIO, policy: BadLinePolicy
+) -> tuple[Iterator[Segment], list[LineSource]]:
+    """The segment stream the options ask for, and the sources to close."""
+    encoding = check_encoding(options["encoding"])
+    errors = options["encoding_errors"]
+    refs: list[str] = options["refs"]
+    if options["input"] == "-" and "-" in refs:
+        raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
+    if refs.count("-") > 1:
+        raise UsageError("stdin ('-') can be only one of the reference files")
+    sources: list[LineSource] = []
+    try:
+        hyps = open_source(options["input"], stdin, encoding, errors, policy)
+        sources.append(hyps)
+        for path in refs:
+            sources.append(open_source(path, stdin, encoding, errors, policy))
+    except BleustreamError:
+        for source in sources:
+            source.close()
+        raise
+    if not refs:
+        return paste_segments(hyps, policy), sources
+    return lockstep_segments(hyps, sources[1:]), sources
+
+
+def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any) -> int:
+    """Score the input the options name; returns the exit status."""
+    settings = settings_from(options)
+    policy = BadLinePolicy(options["skip_bad_lines"], report)
+    segments, sources = open_segments(options, stdin, policy)
+    fmt = options["format"]
+    formatter = FORMATTERS[fmt]
+    sentence_level = options["sentence_level"]
+    every = options["every"]
+    segment_settings = sentence_settings(settings)
+    scorer = StreamScorer(settings)
+    out = Output(stdout)
+    nrefs: int | None = len(options["refs"]) or None
+
+    def context() -> Context:
+        return Context(
+            signature=signature_fields(settings, nrefs or 0),
+            max_order=settings.max_order,
+            width=options["width"],
+            score_only=options["score_only"],
+        )
+
+    ctx = context()
+    out.write(header(fmt, ctx))
+    status = EXIT_OK
+    partial = False
+    try:
+        for segment in segments:
+            if nrefs is None:
+                nrefs = len(segment.refs)
+                ctx = context()
+            stats = scorer.add(segment.hyp, segment.refs)
+            if sentence_level:
+                record = Record(
+                    "segment",
+                    compute_bleu(stats, segment_settings),
+                    line=segment.line,
+                    id=segment.id,
+                    skipped=policy.count,
+                )
+                out.write(formatter(record, ctx))
+            if every and scorer.total.segments % every == 0:
+                record = Record("running", scorer.score(), line=segment.line, skipped=policy.count)
+                out.write(formatter(record, ctx))
+    except Interrupted as exc:
+        partial = True
+        status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+        report(f"interrupted; the score covers the {scorer.total.segments} segments read so far")
+    finally:
+        for source in sources:
+            source.close()
+    if policy.count:
+        report(
+            f"skipped {policy.count} bad lines; the score covers {scorer.total.segments} segments"
+        )
+    if scorer.total.segments == 0 and not partial:
+        report(f"no segments in the input ({_input_name(options)}); BLEU is 0 by definition")
+    final = Record("corpus", scorer.score(), partial=partial, skipped=policy.count)
+    out.write(formatter(final, ctx))
+    return status
+
+
+def _input_name(options: dict[str, Any]) -> str:
+    return STDIN_NAME if options["input"] == "-" else options["input"]
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    # A closed output pipe ends the process quietly, as it does cat.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, _raise_interrupted)
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+
+    def report(message: str) -> None:
+        sys.stderr.write(f"{PROG}: {message}\n")
+        sys.stderr.flush()
+
+    try:
+        args = build_parser().parse_args(argv)
+        options = resolve(args)
+        return run(options, sys.stdin.buffer, sys.stdout.buffer, report)
+    except BleustreamError as exc:
+        report(str(exc))
+        return exc.status
+    except Interrupted as exc:
+        return EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+    except OSError as exc:
+        report(f"write error: {exc.strerror or exc}")
+        return EXIT_IOERR

@@ -1,0 +1,58 @@
+"""Errors a user can cause, each with its exit status (after sysexits.h).
+
+The core raises these; only the command line turns them into a message on
+stderr and an exit status.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_USAGE = 2  # bad option or configuration
+EXIT_DATAERR = 65  # the input data is wrong (EX_DATAERR)
+EXIT_NOINPUT = 66  # an input file cannot be opened (EX_NOINPUT)
+EXIT_IOERR = 74  # a read or write error (EX_IOERR)
+EXIT_SIGINT = 130  # 128 + SIGINT
+EXIT_SIGTERM = 143  # 128 + SIGTERM
+
+
+class BleustreamError(Exception):
+    """An error to report as one line on stderr, then exit with ``status``."""
+
+    status = EXIT_DATAERR
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.source is not None:
+            where = f"{self.source}:" if self.line is None else f"{self.source}:{self.line}:"
+            where += " "
+        return where + self.message
+
+
+class InputError(BleustreamError):
+    """A line of input that cannot be scored."""
+
+    status = EXIT_DATAERR
+
+
+class OpenError(BleustreamError):
+    """An input file that cannot be opened."""
+
+    status = EXIT_NOINPUT
+
+
+class ReadError(BleustreamError):
+    """Reading an opened input failed."""
+
+    status = EXIT_IOERR
+
+
+class UsageError(BleustreamError):
+    """Options or configuration that do not make sense together."""
+
+    status = EXIT_USAGE

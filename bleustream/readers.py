@@ -1,0 +1,230 @@
+"""Read lines and pair each hypothesis with its references.
+
+Lines end at ``\\n`` only: a ``\\r`` or any other separator inside a line is
+text, and so is a byte-order mark, as SacreBLEU's command line reads them.
+Each field has its trailing white space stripped, as SacreBLEU strips each
+line of its files.  Every line is decoded on its own, so a bad byte is
+reported with its file, line and column.
+
+Two pairings exist:
+
+* ``paste_segments``: one stream of ``hyp<TAB>ref1[<TAB>ref2...]`` lines,
+  as ``paste hyp ref1 ref2`` writes them;
+* ``lockstep_segments``: a hypothesis stream and one or more reference
+  files, read one line from each in turn.
+
+A bad line goes to a ``BadLinePolicy``, which either raises it or counts it
+and lets the reader skip the segment.  Nothing here writes anywhere.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO, Callable, NamedTuple
+
+from bleustream.errors import InputError, OpenError, ReadError, UsageError
+
+STDIN_NAME = "<stdin>"
+
+
+class Segment(NamedTuple):
+    """One hypothesis with its references, and where it was read."""
+
+    hyp: str
+    refs: list[str]
+    line: int
+    id: str | None = None
+
+
+class BadLinePolicy:
+    """Raise bad lines (the default) or count them and report each one."""
+
+    def __init__(self, skip: bool = False, report: Callable[[str], None] | None = None):
+        self.skip = skip
+        self.count = 0
+        self._report = report
+
+    def __call__(self, error: InputError) -> None:
+        if not self.skip:
+            raise error
+        self.count += 1
+        if self._report is not None:
+            self._report(f"{error} (line skipped)")
+
+
+def check_encoding(encoding: str) -> str:
+    """The codec's canonical name; it must encode a newline as byte 0x0A."""
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise UsageError(f"unknown encoding {encoding!r}") from None
+    if "\n".encode(info.name) != b"\n":
+        raise UsageError(
+            f"encoding {encoding!r} does not write a newline as the byte 0x0A; "
+            "bleustream reads ASCII-compatible encodings only"
+        )
+    return info.name
+
+
+class LineSource:
+    """The decoded lines of one input, without their ``\\n``.
+
+    Iterating yields each line as a string, or ``None`` for a line that
+    could not be decoded and that ``on_bad`` chose to skip.  ``line`` is the
+    number of the line last read.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        stream: BinaryIO,
+        encoding: str = "utf-8",
+        errors: str = "strict",
+        on_bad: Callable[[InputError], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.line = 0
+        self._readline = stream.readline
+        self._stream = stream
+        self._encoding = encoding
+        self._errors = errors
+        self._on_bad = on_bad or BadLinePolicy()
+        self._gzip = isinstance(stream, gzip.GzipFile)
+
+    def __iter__(self) -> Iterator[str | None]:
+        return self
+
+    def __next__(self) -> str | None:
+        try:
+            raw = self._readline()
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", self.name, self.line + 1) from None
+        except OSError as exc:
+            raise ReadError(
+                f"read error: {exc.strerror or exc}", self.name, self.line + 1
+            ) from None
+        if not raw:
+            raise StopIteration
+        self.line += 1
+        if raw[-1:] == b"\n":
+            raw = raw[:-1]
+        try:
+            return raw.decode(self._encoding, self._errors)
+        except UnicodeDecodeError as exc:
+            bad = raw[exc.start : exc.start + 1].hex()
+            self._on_bad(
+                InputError(
+                    f"invalid {_codec_label(self._encoding)} "
+                    f"(byte 0x{bad} at column {exc.start + 1})",
+                    self.name,
+                    self.line,
+                )
+            )
+            return None
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def _codec_label(encoding: str) -> str:
+    return "UTF-8" if encoding == "utf-8" else encoding
+
+
+def open_source(
+    path: str,
+    stdin: BinaryIO,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    on_bad: Callable[[InputError], None] | None = None,
+) -> LineSource:
+    """A ``LineSource`` for a file name, ``-`` for ``stdin``; ``.gz`` is decompressed."""
+    if path == "-":
+        return LineSource(STDIN_NAME, stdin, encoding, errors, on_bad)
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise OpenError("no such file", path) from None
+    except IsADirectoryError:
+        raise OpenError("is a directory", path) from None
+    except PermissionError:
+        raise OpenError("permission denied", path) from None
+    except OSError as exc:
+        raise OpenError(f"cannot open: {exc.strerror or exc}", path) from None
+    stream: BinaryIO = raw
+    if path.endswith(".gz"):
+        stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+    return LineSource(path, stream, encoding, errors, on_bad)
+
+
+def paste_segments(
+    source: LineSource, on_bad: Callable[[InputError], None] | None = None
+) -> Iterator[Segment]:
+    """Segments from ``hyp<TAB>ref1[<TAB>ref2...]`` lines.
+
+    The first good line fixes the number of fields; a line with another
+    number is bad.
+    """
+    on_bad = on_bad or BadLinePolicy()
+    nfields = 0
+    for text in source:
+        if text is None:
+            continue
+        fields = text.split("\t")
+        if nfields == 0 and len(fields) < 2:
+            on_bad(
+                InputError(
+                    "expected hypothesis<TAB>reference[<TAB>reference...], "
+                    "found no tab (give reference files as operands to read "
+                    "hypotheses alone)",
+                    source.name,
+                    source.line,
+                )
+            )
+            continue
+        if nfields == 0:
+            nfields = len(fields)
+        elif len(fields) != nfields:
+            on_bad(
+                InputError(
+                    f"expected {nfields} tab-separated fields as on the first line, "
+                    f"found {len(fields)}",
+                    source.name,
+                    source.line,
+                )
+            )
+            continue
+        yield Segment(fields[0].rstrip(), [f.rstrip() for f in fields[1:]], source.line)
+
+
+def lockstep_segments(hyps: LineSource, refs: list[LineSource]) -> Iterator[Segment]:
+    """Segments from a hypothesis stream and reference files read in lockstep.
+
+    A segment with a line that could not be decoded (and was skipped by the
+    policy) is skipped whole.  Streams of different lengths are an error,
+    naming the stream that ended first.
+    """
+    for hyp in hyps:
+        texts = []
+        for ref in refs:
+            try:
+                texts.append(next(ref))
+            except StopIteration:
+                raise InputError(
+                    f"reference file ended after line {ref.line}, but {hyps.name} "
+                    f"has a line {hyps.line}",
+                    ref.name,
+                ) from None
+        if hyp is None or None in texts:
+            continue
+        yield Segment(hyp.rstrip(), [t.rstrip() for t in texts if t is not None], hyps.line)
+    for ref in refs:
+        for _ in ref:
+            raise InputError(
+                f"reference file has more lines than the hypotheses "
+                f"({hyps.name} ended after line {hyps.line})",
+                ref.name,
+                ref.line,
+            )

@@ -162,9 +162,10 @@ def tokenize_zh(line: str) -> list[str]:
 # Unicode version of the running Python (unicodedata.unidata_version).
 
 
-def _category_class(prefix: str) -> str:
+def _category_class(prefix: str, limit: int) -> str:
+    """A regex class body: the code points up to ``limit`` in the categories."""
     ranges: list[tuple[int, int]] = []
-    for code in range(sys.maxunicode + 1):
+    for code in range(limit + 1):
         if unicodedata.category(chr(code)).startswith(prefix):
             if ranges and ranges[-1][1] == code - 1:
                 ranges[-1] = (ranges[-1][0], code)
@@ -176,8 +177,8 @@ def _category_class(prefix: str) -> str:
     )
 
 
-class _Intl:
-    """The compiled ``intl`` rules, built on first use (it takes ~0.3 s).
+class _IntlRules:
+    """The compiled ``intl`` rules for the code points up to ``limit``.
 
     SacreBLEU's rules: (1) a punctuation mark preceded by a non-number is
     separated from it, (2) then one followed by a non-number, each match
@@ -185,8 +186,8 @@ class _Intl:
     follow the same reasoning as 13a's periods and commas.
     """
 
-    def __init__(self) -> None:
-        number, punct, symbol = (_category_class(p) for p in ("N", "P", "S"))
+    def __init__(self, limit: int) -> None:
+        number, punct, symbol = (_category_class(p, limit) for p in ("N", "P", "S"))
         self.has_number = re.compile(f"[{number}]").search
         # Without numbers every punctuation mark is separated.
         self.split_punct_symbol = re.compile(f"([{punct}{symbol}])").split
@@ -199,23 +200,37 @@ class _Intl:
         self.rules12 = re.compile(f"([{punct}](?:(?<=[^{number}][{punct}])|(?=[^{number}])))").split
         self.split_symbol = re.compile(f"([{symbol}])").split
 
+    def tokenize(self, line: str) -> list[str]:
+        if not self.has_number(line):
+            return " ".join(self.split_punct_symbol(line)).split()
+        if self.has_punct(line):
+            if self.adjacent_punct(line):
+                line = self.rule2(r" \1 \2", self.rule1(r"\1 \2 ", line))
+            else:
+                line = " ".join(self.rules12(line))
+        return " ".join(self.split_symbol(line)).split()
 
-_intl: _Intl | None = None
+
+# Python's re matches a class of Basic Multilingual Plane characters through
+# a bitmap, but tests a class with any character beyond U+FFFF range by
+# range, some twenty times slower.  Lines without such characters (nearly
+# all) use classes limited to the BMP; the full classes are built (in about
+# a second) the first time a line needs them.
+_HAS_ASTRAL = re.compile("[\U00010000-\U0010ffff]").search
+_intl_rules: dict[int, _IntlRules] = {}
+
+
+def _intl(limit: int) -> _IntlRules:
+    rules = _intl_rules.get(limit)
+    if rules is None:
+        rules = _intl_rules[limit] = _IntlRules(limit)
+    return rules
 
 
 def tokenize_intl(line: str) -> list[str]:
     """SacreBLEU's ``intl`` (mteval-v14 international) tokenization."""
-    global _intl
-    rules = _intl or _Intl()
-    _intl = rules
-    if not rules.has_number(line):
-        return " ".join(rules.split_punct_symbol(line)).split()
-    if rules.has_punct(line):
-        if rules.adjacent_punct(line):
-            line = rules.rule2(r" \1 \2", rules.rule1(r"\1 \2 ", line))
-        else:
-            line = " ".join(rules.rules12(line))
-    return " ".join(rules.split_symbol(line)).split()
+    limit = sys.maxunicode if _HAS_ASTRAL(line) else 0xFFFF
+    return _intl(limit).tokenize(line)
 
 
 # --------------------------------------------------------------------------

@@ -27,16 +27,15 @@ CountFn = Callable[[dict, Iterable], None]
 _count_into: CountFn = collections._count_elements  # type: ignore[attr-defined]
 
 
-def ngram_counts(tokens: list[str], order: int) -> dict:
-    """How often each n-gram of one order occurs.
+def ngram_counts(columns: list[list[str]]) -> dict:
+    """How often each n-gram occurs, for n = ``len(columns)``.
 
-    Unigrams are keyed by the token itself, longer n-grams by a tuple.
+    ``columns[i]`` is the token list without its first ``i`` tokens, so that
+    ``zip(*columns)`` yields the n-grams.  Unigrams are keyed by the token
+    itself, longer n-grams by a tuple.
     """
     counts: dict = {}
-    if order == 1:
-        _count_into(counts, tokens)
-    else:
-        _count_into(counts, zip(*[tokens[i:] for i in range(order)]))
+    _count_into(counts, columns[0] if len(columns) == 1 else zip(*columns))
     return counts
 
 
@@ -48,16 +47,22 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
 def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
     """The sufficient statistics of one tokenized segment.
 
-    ``refs`` holds at least one tokenized reference.
+    ``refs`` holds at least one tokenized reference.  Each order's columns
+    extend the previous order's by one shifted slice.
     """
     hyp_len = len(hyp)
     matches = [0] * max_order
+    hyp_columns = [hyp]
     if len(refs) == 1:
         ref = refs[0]
         ref_len = len(ref)
+        ref_columns = [ref]
         for n in range(min(max_order, hyp_len, ref_len)):
-            h = ngram_counts(hyp, n + 1)
-            r = ngram_counts(ref, n + 1)
+            if n:
+                hyp_columns.append(hyp[n:])
+                ref_columns.append(ref[n:])
+            h = ngram_counts(hyp_columns)
+            r = ngram_counts(ref_columns)
             matched = sum(map(min, h.values(), map(r.get, h, repeat(0))))
             if not matched:
                 break
@@ -65,10 +70,15 @@ def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> 
     else:
         ref_len = closest_ref_len(hyp_len, [len(ref) for ref in refs])
         longest = max(len(ref) for ref in refs)
+        refs_columns = [[ref] for ref in refs]
         for n in range(min(max_order, hyp_len, longest)):
-            h = ngram_counts(hyp, n + 1)
-            per_ref = [ngram_counts(ref, n + 1).get for ref in refs]
-            clips = map(max, *[map(get, h, repeat(0)) for get in per_ref])
+            if n:
+                hyp_columns.append(hyp[n:])
+                for ref, columns in zip(refs, refs_columns):
+                    columns.append(ref[n:])
+            h = ngram_counts(hyp_columns)
+            gets = [ngram_counts(columns).get for columns in refs_columns]
+            clips = map(max, *[map(get, h, repeat(0)) for get in gets])
             matched = sum(map(min, h.values(), clips))
             if not matched:
                 break

@@ -7,11 +7,13 @@ process: argument parsing, standard streams, signals and exit statuses.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from bleustream import __version__
 from bleustream.bleu import (
@@ -22,15 +24,20 @@ from bleustream.bleu import (
     compute_bleu,
     signature_fields,
 )
+from bleustream.config import Config, build_schema, find_config, merge, render
 from bleustream.errors import (
+    EXIT_DATAERR,
     EXIT_IOERR,
     EXIT_OK,
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    EXIT_USAGE,
     BleustreamError,
     UsageError,
 )
 from bleustream.formats import FORMATS, FORMATTERS, Context, Record, header
+from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, LOG_FORMATS, check_usage, log_segments
+from bleustream.pairing import PairedSegments
 from bleustream.readers import (
     STDIN_NAME,
     BadLinePolicy,
@@ -51,7 +58,8 @@ exit status:
   0    success
   2    usage or configuration error
   65   bad input data (undecodable bytes, wrong number of fields,
-       streams of different lengths)
+       streams of different lengths; in a log, unpaired or duplicate ids
+       or ids beyond the reference files, unless --allow-unpaired)
   66   an input file cannot be opened
   74   a read or write error
   130  interrupted by SIGINT (143 for SIGTERM); the corpus score of the
@@ -66,6 +74,8 @@ examples:
   bleustream ref.A.de ref.B.de -i hyp.de -f json
   bleustream -b ref.de -i hyp.de           # the score alone, for $(...)
   bleustream -sl --every 100 -f tsv ref.de < hyp.de
+  fairseq-generate data-bin --path model.pt | bleustream --input-format fairseq
+  bleustream --input-format nbest ref.de < nbest.txt
 """
 
 
@@ -85,6 +95,10 @@ DEFAULTS: dict[str, Any] = {
     "encoding": "utf-8",
     "encoding_errors": "strict",
     "skip_bad_lines": False,
+    "input_format": "paste",
+    "fairseq_hyp": "D",
+    "keyed_refs": None,
+    "allow_unpaired": False,
 }
 
 
@@ -116,8 +130,25 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _smooth_value(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more: {text!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error on one line instead of the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description=(
             "Score machine translation with BLEU as the input streams in. "
@@ -166,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     bleu.add_argument(
         "-sv",
         "--smooth-value",
-        type=float,
+        type=_smooth_value,
         metavar="X",
         help=f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
         f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
@@ -237,20 +268,105 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="skip and count bad lines instead of stopping at the first",
     )
+    inp.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        help="paste: hyp<TAB>ref lines, or hypotheses read in lockstep with REF files "
+        "(default); fairseq: fairseq-generate/-interactive output; nbest: Moses/Marian "
+        "n-best lists; keyed: id<TAB>text lines. Log formats pair hypotheses with "
+        "references by id, in any order (ids index REF files from 0)",
+    )
+    inp.add_argument(
+        "--fairseq-hyp",
+        choices=FAIRSEQ_HYPS,
+        help="fairseq hypotheses from D- (detokenized, default) or H- lines",
+    )
+    inp.add_argument(
+        "--keyed-refs",
+        metavar="FILE",
+        help="with --input-format keyed: references as id<TAB>ref[<TAB>ref...] lines "
+        "of FILE, paired by id",
+    )
+    inp.add_argument(
+        "--allow-unpaired",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="log formats: exit 0 even if ids lack their other half, repeat, or lie "
+        "beyond the REF files (they are still reported)",
+    )
+    cfg = parser.add_argument_group(
+        "configuration",
+        "settings come from the command line, else from a TOML file, else from the\n"
+        "built-in defaults; the file is --config FILE, else bleustream.toml in the\n"
+        "working directory, else the [tool.bleustream] table of its pyproject.toml.\n"
+        'Its keys are the long option names: smooth-method = "floor"',
+    )
+    which = cfg.add_mutually_exclusive_group()
+    which.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read settings from the TOML file FILE (which must exist)",
+    )
+    which.add_argument(
+        "--no-config",
+        action="store_true",
+        help="read no config file: neither bleustream.toml nor pyproject.toml",
+    )
+    cfg.add_argument(
+        "--show-config",
+        action="store_true",
+        help="print the settings in force as TOML, with where each came from, and exit",
+    )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
 
-def resolve(args: argparse.Namespace) -> dict[str, Any]:
-    """The options in force: given on the command line, else the built-in default."""
-    options = dict(DEFAULTS)
-    for key in DEFAULTS:
-        value = getattr(args, key, None)
-        if value is not None:
-            options[key] = value
+def load_config(
+    args: argparse.Namespace, cwd: str, parser: argparse.ArgumentParser
+) -> Config | None:
+    """The config file the options and the working directory ``cwd`` select, if any."""
+    schema = build_schema(parser, DEFAULTS)
+    return find_config(args.config, args.no_config, cwd, schema)
+
+
+def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str, Any]:
+    """The options in force: the command line, else ``config``, else the built-in default.
+
+    ``options["origins"]`` says where each setting came from: "command line",
+    the config file, or "default".
+    """
+    given = {key: getattr(args, key, None) for key in DEFAULTS}
+    options, origins = merge(DEFAULTS, given, config)
     options["refs"] = args.refs
     options["input"] = args.input
+    options["origins"] = origins
     return options
+
+
+def show_config(options: dict[str, Any], parser: argparse.ArgumentParser) -> str:
+    """The settings in force as TOML, for --show-config."""
+    header = (
+        f"{PROG} {__version__}: the settings in force "
+        "(command line over config file over built-in defaults).\n"
+        "Saved as bleustream.toml, this file gives the same settings."
+    )
+    return render(options, options["origins"], build_schema(parser, DEFAULTS), header)
+
+
+def check_options(options: dict[str, Any], config: Config | None) -> None:
+    """Check what no single option can: settings together, and the encoding.
+
+    Done before anything is read or shown; a problem that may involve the
+    config file says which file it was.
+    """
+    try:
+        settings_from(options)
+        check_encoding(options["encoding"])
+        check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
+    except UsageError as exc:
+        if config is None:
+            raise
+        raise UsageError(f"{exc.message} (settings read from {config.origin})") from None
 
 
 def settings_from(options: dict[str, Any]) -> Settings:
@@ -291,16 +407,30 @@ def open_segments(
         raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
     if refs.count("-") > 1:
         raise UsageError("stdin ('-') can be only one of the reference files")
+    input_format = options["input_format"]
+    keyed_refs: str | None = options["keyed_refs"]
+    check_usage(input_format, len(refs), keyed_refs)
+    if keyed_refs == "-" and options["input"] == "-":
+        raise UsageError("stdin cannot be both the hypotheses and --keyed-refs; use -i FILE")
     sources: list[LineSource] = []
     try:
         hyps = open_source(options["input"], stdin, encoding, errors, policy)
         sources.append(hyps)
         for path in refs:
             sources.append(open_source(path, stdin, encoding, errors, policy))
+        if keyed_refs is not None:
+            sources.append(open_source(keyed_refs, stdin, encoding, errors, policy))
     except BleustreamError:
         for source in sources:
             source.close()
         raise
+    if input_format in LOG_FORMATS:
+        keyed = sources[-1] if keyed_refs is not None else None
+        ref_sources = sources[1 : 1 + len(refs)]
+        segments = log_segments(
+            input_format, hyps, ref_sources, policy, options["fairseq_hyp"], keyed
+        )
+        return segments, sources
     if not refs:
         return paste_segments(hyps, policy), sources
     return lockstep_segments(hyps, sources[1:]), sources
@@ -353,19 +483,39 @@ def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any)
     except Interrupted as exc:
         partial = True
         status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
-        report(f"interrupted; the score covers the {scorer.total.segments} segments read so far")
+        report(
+            "interrupted; the score covers the "
+            f"{_count(scorer.total.segments, 'segment')} read so far"
+        )
     finally:
         for source in sources:
             source.close()
+    # The final record is written whole: a signal now would cut it short.
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     if policy.count:
         report(
-            f"skipped {policy.count} bad lines; the score covers {scorer.total.segments} segments"
+            f"skipped {_count(policy.count, 'bad line')}; "
+            f"the score covers {_count(scorer.total.segments, 'segment')}"
         )
     if scorer.total.segments == 0 and not partial:
         report(f"no segments in the input ({_input_name(options)}); BLEU is 0 by definition")
-    final = Record("corpus", scorer.score(), partial=partial, skipped=policy.count)
+    unpaired: int | None = None
+    if isinstance(segments, PairedSegments) and segments.report is not None:
+        for message in segments.report.messages():
+            report(message)
+        unpaired = segments.report.left_out
+        if unpaired and not options["allow_unpaired"]:
+            status = EXIT_DATAERR
+    final = Record(
+        "corpus", scorer.score(), partial=partial, skipped=policy.count, unpaired=unpaired
+    )
     out.write(formatter(final, ctx))
     return status
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _input_name(options: dict[str, Any]) -> str:
@@ -389,8 +539,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.flush()
 
     try:
-        args = build_parser().parse_args(argv)
-        options = resolve(args)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        config = load_config(args, os.getcwd(), parser)
+        options = resolve(args, config)
+        check_options(options, config)
+        if args.show_config:
+            sys.stdout.buffer.write(show_config(options, parser).encode("utf-8"))
+            sys.stdout.buffer.flush()
+            return EXIT_OK
         return run(options, sys.stdin.buffer, sys.stdout.buffer, report)
     except BleustreamError as exc:
         report(str(exc))

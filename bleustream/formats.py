@@ -34,6 +34,10 @@ class Record:
     id: str | None = None  # the segment id, for keyed input
     partial: bool = False  # the input was interrupted before its end
     skipped: int = 0  # bad lines skipped so far
+    # Log formats, corpus record: hypotheses and references left out of the
+    # score (without their other half, duplicate, or beyond the reference
+    # files); None for inputs that are not paired by id.
+    unpaired: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,10 @@ def format_text(record: Record, ctx: Context) -> str:
             notes.append(f"PARTIAL: input interrupted after {record.bleu.stats.segments} segments")
         if record.skipped:
             notes.append(f"skipped {record.skipped} bad lines")
+        if record.unpaired:
+            notes.append(
+                f"covers {record.bleu.stats.segments} segments; {record.unpaired} unpaired"
+            )
         if notes:
             text += " [" + "; ".join(notes) + "]"
         return text + "\n"
@@ -115,6 +123,7 @@ def tsv_columns(max_order: int) -> list[str]:
         *(f"t{n}" for n in orders),
         "segments",
         "skipped",
+        "unpaired",
         "partial",
     ]
 
@@ -141,6 +150,7 @@ def format_tsv(record: Record, ctx: Context) -> str:
         *(str(t) for t in stats.totals),
         str(stats.segments),
         str(record.skipped),
+        "" if record.unpaired is None else str(record.unpaired),
         "1" if record.partial else "0",
     ]
     return "\t".join(row) + "\n"
@@ -178,6 +188,8 @@ def record_dict(record: Record, ctx: Context) -> dict[str, Any]:
         data.update(ctx.signature)
         data["partial"] = record.partial
         data["skipped"] = record.skipped
+        if record.unpaired is not None:
+            data["unpaired"] = record.unpaired
     return data
 
 

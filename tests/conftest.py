@@ -1,0 +1,128 @@
+"""Shared test setup: the SacreBLEU oracle and the real WMT/TED data sets.
+
+The real data lives outside the repository, in ``../shared/data/real``
+relative to the repository root.  ``MANIFEST.json`` there lists, per set (one
+directory each), its references and system outputs; sources are ignored.
+Tests that use it are parametrized here, in ``pytest_generate_tests``:
+
+* a test asking for ``real_set`` runs once per set;
+* a test asking for ``real_system`` runs once per (set, system output), or
+  for only the first N systems of each set when marked
+  ``@pytest.mark.real_systems(per_set=N)``.
+
+When the directory is absent those tests are collected once and skipped with
+a reason that says so.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
+REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"
+
+
+@dataclass(frozen=True)
+class RealSet:
+    """One directory of the real data: aligned references and system outputs."""
+
+    name: str
+    directory: Path
+    trg: str
+    lines: int
+    refs: tuple[Path, ...]
+    hyps: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class RealSystem:
+    """One system output of a set, scored against all of the set's references."""
+
+    real_set: RealSet
+    hyp: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.real_set.name}/{self.hyp.name}"
+
+
+def real_data_present() -> bool:
+    return (REAL_DATA / "MANIFEST.json").is_file()
+
+
+@cache
+def real_sets() -> tuple[RealSet, ...]:
+    """The sets listed in MANIFEST.json, references and hypotheses grouped per set.
+
+    Each manifest key is a directory below REAL_DATA; a set's files are named
+    relative to it.  Source files are left out.
+    """
+    if not real_data_present():
+        return ()
+    manifest = json.loads((REAL_DATA / "MANIFEST.json").read_text(encoding="utf-8"))
+    out = []
+    for name, entry in sorted(manifest.items()):
+        directory = REAL_DATA / name
+        out.append(
+            RealSet(
+                name=name,
+                directory=directory,
+                trg=entry.get("trg", ""),
+                lines=int(entry["lines"]),
+                refs=tuple(directory / f for f in entry["refs"]),
+                hyps=tuple(directory / f for f in entry["hyps"]),
+            )
+        )
+    return tuple(out)
+
+
+@cache
+def read_segments(path: Path) -> tuple[str, ...]:
+    """A file's segments as SacreBLEU's command line reads them.
+
+    UTF-8 (a byte-order mark stays part of the first line, as with
+    SacreBLEU), lines split at "\\n" only, each line right-stripped.
+    """
+    with open(path, encoding="utf-8", newline="\n") as f:
+        return tuple(line.rstrip() for line in f)
+
+
+def read_refs(real_set: RealSet) -> tuple[tuple[str, ...], ...]:
+    """The set's reference streams, one tuple of segments per reference file."""
+    return tuple(read_segments(p) for p in real_set.refs)
+
+
+def require_real_data() -> None:
+    if not real_data_present():
+        pytest.skip(REAL_DATA_MISSING)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "real_systems(per_set): run a real_system test on the first per_set systems of each set",
+    )
+
+
+def _missing_param() -> list:
+    return [pytest.param(None, id="no-real-data", marks=pytest.mark.skip(reason=REAL_DATA_MISSING))]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "real_set" in metafunc.fixturenames:
+        sets = real_sets()
+        params = [pytest.param(s, id=s.name) for s in sets] if sets else _missing_param()
+        metafunc.parametrize("real_set", params)
+    if "real_system" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("real_systems")
+        per_set = marker.kwargs.get("per_set") if marker else None
+        systems = [
+            RealSystem(s, hyp) for s in real_sets() for hyp in s.hyps[slice(per_set)]
+        ]  # manifest order within each set
+        params = [pytest.param(x, id=x.id) for x in systems] if systems else _missing_param()
+        metafunc.parametrize("real_system", params)

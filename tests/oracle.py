@@ -1,0 +1,101 @@
+"""SacreBLEU 2.6 as the oracle: its tokenizers, statistics and scores.
+
+SacreBLEU is a declared test dependency, imported normally: if it is
+missing, the differential tests must fail, not skip.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from sacrebleu.metrics.bleu import BLEU, BLEUScore
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+from bleustream.bleu import BleuScore, Settings
+from bleustream.stats import Stats
+
+TOKENIZER_NAMES = ("13a", "intl", "zh", "char", "none")
+
+ORACLE_TOKENIZERS = {
+    "13a": Tokenizer13a(),
+    "intl": TokenizerV14International(),
+    "zh": TokenizerZh(),
+    "char": TokenizerChar(),
+    "none": NoneTokenizer(),
+}
+
+# (smooth_method, smooth_value): every method, with its default and with
+# explicit values.
+SMOOTHINGS: tuple[tuple[str, float | None], ...] = (
+    ("exp", None),
+    ("floor", None),
+    ("floor", 0.05),
+    ("add-k", None),
+    ("add-k", 1),
+    ("add-k", 0.5),
+    ("none", None),
+)
+
+
+def smoothing_id(method: str, value: float | None) -> str:
+    return method if value is None else f"{method}={value}"
+
+
+def oracle_tokens(name: str, line: str) -> list[str]:
+    """SacreBLEU's tokens: its tokenizer's output split on white space."""
+    return ORACLE_TOKENIZERS[name](line).split()
+
+
+def oracle_bleu(settings: Settings, references: Sequence[Sequence[str]] | None = None) -> BLEU:
+    """SacreBLEU's BLEU with the same settings (``force`` only silences a warning)."""
+    return BLEU(
+        tokenize=settings.tokenize,
+        lowercase=settings.lowercase,
+        smooth_method=settings.smooth_method,
+        smooth_value=settings.smooth_value,
+        effective_order=settings.effective_order,
+        max_ngram_order=settings.max_order,
+        force=True,
+        references=references,
+    )
+
+
+def oracle_row(stats: Stats) -> list[int]:
+    """Our statistics in SacreBLEU's per-segment layout: [hyp, ref, *correct, *total]."""
+    return [stats.hyp_len, stats.ref_len, *stats.matches, *stats.totals]
+
+
+def same_float(ours: float, theirs: float) -> bool:
+    """Equal to the last bit (NaN never occurs in BLEU)."""
+    return ours == theirs and math.copysign(1.0, ours) == math.copysign(1.0, theirs)
+
+
+def score_mismatches(ours: BleuScore, theirs: BLEUScore, tol: float = 1e-9) -> list[str]:
+    """Every way ``ours`` differs from SacreBLEU's score; empty when identical.
+
+    A difference within ``tol`` is reported as "not bit-identical", a larger
+    one as "differs": bleustream promises SacreBLEU's arithmetic to the bit,
+    so both fail the tests, but the message tells them apart.
+    """
+    problems = []
+    pairs = [("score", ours.score, theirs.score), ("bp", ours.bp, theirs.bp)]
+    pairs += [
+        (f"precision[{i}]", a, b)
+        for i, (a, b) in enumerate(zip(ours.precisions, theirs.precisions))
+    ]
+    pairs.append(("ratio", ours.ratio, theirs.ratio))
+    if len(ours.precisions) != len(theirs.precisions):
+        problems.append(
+            f"{len(ours.precisions)} precisions, SacreBLEU has {len(theirs.precisions)}"
+        )
+    for what, a, b in pairs:
+        if abs(a - b) > tol:
+            problems.append(f"{what} differs: {a!r} != SacreBLEU {b!r}")
+        elif not same_float(a, b):
+            problems.append(f"{what} within {tol} but not bit-identical: {a!r} != SacreBLEU {b!r}")
+    return problems

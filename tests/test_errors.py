@@ -1,0 +1,421 @@
+"""Bad input: one located message on stderr, a documented exit status,
+nothing already read lost, and never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from sacrebleu.metrics.bleu import BLEU
+
+from bleustream import readers
+from bleustream.errors import OpenError
+from tests.clirun import COMMAND, DOCUMENTED_STATUSES, assert_clean_stderr, json_records, run
+from tests.test_live import _read_line
+
+
+def stderr_of(proc: subprocess.CompletedProcess[bytes]) -> str:
+    assert_clean_stderr(proc)
+    return proc.stderr.decode()
+
+
+# -- Encodings -------------------------------------------------------------
+
+
+def test_invalid_utf8_fails_at_that_line_with_byte_and_column() -> None:
+    proc = run(input=b"good line\tref\nab\xffc\tref\nthird\tref\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc) == "bleustream: <stdin>:2: invalid UTF-8 (byte 0xff at column 3)\n"
+    assert proc.stdout == b""
+
+
+def test_invalid_utf8_in_a_named_file(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.de"
+    ref.write_bytes(b"eins\nzwei \xc3\x28 drei\n")
+    proc = run(ref, input=b"eins\nzwei\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc) == f"bleustream: {ref}:2: invalid UTF-8 (byte 0xc3 at column 6)\n"
+
+
+def test_other_encoding_is_decoded(tmp_path: Path) -> None:
+    text = "Grüße aus Köln\tGrüße aus Köln\n"
+    proc = run("--encoding", "latin-1", "-f", "json", input=text.encode("latin-1"))
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_records(proc.stdout)
+    expected = BLEU().corpus_score(["Grüße aus Köln"], [["Grüße aus Köln"]])
+    assert record["score"] == expected.score
+
+
+def test_encoding_errors_replace_scores_the_replaced_text() -> None:
+    proc = run("--encoding-errors", "replace", "-f", "json", input=b"a b\xff c\ta b c\n")
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_records(proc.stdout)
+    expected = BLEU().corpus_score(["a b\ufffd c"], [["a b c"]])
+    assert record["score"] == expected.score
+    assert record["hyp_len"] == expected.sys_len
+
+
+@pytest.mark.parametrize(
+    "encoding, message",
+    [
+        ("utf-16", "does not write a newline as the byte 0x0A"),
+        ("no-such-codec", "unknown encoding 'no-such-codec'"),
+    ],
+)
+def test_unusable_encoding_is_a_usage_error(encoding: str, message: str) -> None:
+    proc = run("--encoding", encoding, input=b"a\tb\n")
+    assert proc.returncode == 2
+    assert message in stderr_of(proc)
+
+
+# -- Structure ---------------------------------------------------------------
+
+
+def test_paste_line_with_another_number_of_fields() -> None:
+    proc = run(input="a\tb\nc\td\te\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc) == (
+        "bleustream: <stdin>:2: expected 2 tab-separated fields as on the first line, found 3\n"
+    )
+    assert proc.stdout == b""
+
+
+def test_paste_line_without_a_tab() -> None:
+    proc = run(input="just a hypothesis\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc).startswith("bleustream: <stdin>:1: expected hypothesis<TAB>reference")
+
+
+def test_reference_file_ends_first(tmp_path: Path) -> None:
+    ref = tmp_path / "ref"
+    ref.write_text("one\ntwo\n")
+    proc = run(ref, input="one\ntwo\nthree\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc) == (
+        f"bleustream: {ref}: reference file ended after line 2, but <stdin> has a line 3\n"
+    )
+    assert proc.stdout == b""
+
+
+def test_hypotheses_end_first(tmp_path: Path) -> None:
+    ref = tmp_path / "ref"
+    ref.write_text("one\ntwo\nthree\n")
+    hyp = tmp_path / "hyp"
+    hyp.write_text("one\n")
+    proc = run(ref, "-i", hyp)
+    assert proc.returncode == 65
+    assert stderr_of(proc) == (
+        f"bleustream: {ref}:2: reference file has more lines than the hypotheses "
+        f"({hyp} ended after line 1)\n"
+    )
+    assert proc.stdout == b""
+
+
+# -- Files -------------------------------------------------------------------
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    proc = run(tmp_path / "nope.de", input="x\n")
+    assert proc.returncode == 66
+    assert stderr_of(proc) == f"bleustream: {tmp_path / 'nope.de'}: no such file\n"
+
+
+def test_directory(tmp_path: Path) -> None:
+    proc = run("-i", tmp_path, input="")
+    assert proc.returncode == 66
+    assert stderr_of(proc) == f"bleustream: {tmp_path}: is a directory\n"
+
+
+def test_unreadable_file_cannot_be_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root every file is readable, so the refusal is simulated where
+    # bleustream opens the file.
+    target = tmp_path / "secret"
+    target.write_text("x\n")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("builtins.open", refuse)
+    with pytest.raises(OpenError) as info:
+        readers.open_source(str(target), stdin=None)  # type: ignore[arg-type]
+    assert str(info.value) == f"{target}: permission denied"
+    assert info.value.status == 66
+
+
+def test_read_error_exits_74() -> None:
+    # Reading /proc/self/mem from offset 0 fails with EIO.
+    proc = run("-i", "/proc/self/mem", input="")
+    assert proc.returncode == 74
+    assert stderr_of(proc).startswith("bleustream: /proc/self/mem:1: read error")
+
+
+def test_corrupt_gzip(tmp_path: Path) -> None:
+    bad = tmp_path / "ref.gz"
+    bad.write_bytes(b"this is not gzip data\n")
+    proc = run(bad, input="x\n")
+    assert proc.returncode == 65
+    assert re.fullmatch(
+        rf"bleustream: {re.escape(str(bad))}:1: corrupt gzip data \(.*\)\n", stderr_of(proc)
+    )
+
+
+def test_truncated_gzip(tmp_path: Path) -> None:
+    data = gzip.compress(b"".join(b"line %d\n" % i for i in range(5000)))
+    cut = tmp_path / "hyp.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    proc = run("-", "-i", cut, input="".join(f"line {i}\n" for i in range(5000)))
+    assert proc.returncode == 65
+    assert "corrupt gzip data" in stderr_of(proc)
+    assert proc.stdout == b""
+
+
+# -- Odd but valid input -----------------------------------------------------
+
+
+def test_empty_input_scores_zero_and_says_so() -> None:
+    proc = run("-f", "json", input=b"")
+    assert proc.returncode == 0
+    (record,) = json_records(proc.stdout)
+    assert record["score"] == 0.0
+    assert record["segments"] == 0
+    assert record["hyp_len"] == record["ref_len"] == 0
+    assert (
+        stderr_of(proc)
+        == "bleustream: no segments in the input (<stdin>); BLEU is 0 by definition\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "data, hyps, refs",
+    [
+        (b"\t\n\t\n", ["", ""], ["", ""]),  # empty segments
+        (b"a b c\ta b c\r\nd e\td e f\r\n", ["a b c", "d e"], ["a b c", "d e f"]),  # CRLF
+        ("\ufeffa b\ta b\n".encode(), ["\ufeffa b"], ["a b"]),  # byte-order mark is text
+        (b"a\x00b c\ta\x00b c\n", ["a\x00b c"], ["a\x00b c"]),  # NUL is text
+        (b"a b c\ta b d", ["a b c"], ["a b d"]),  # no final newline
+    ],
+)
+def test_odd_input_scores_as_sacrebleu(data: bytes, hyps: list[str], refs: list[str]) -> None:
+    proc = run("-f", "json", input=data)
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_records(proc.stdout)
+    expected = BLEU().corpus_score(hyps, [refs])
+    assert record["score"] == expected.score
+    assert (record["hyp_len"], record["ref_len"]) == (expected.sys_len, expected.ref_len)
+    assert record["segments"] == len(hyps)
+
+
+def test_fifty_megabyte_line() -> None:
+    rng = random.Random(50)
+    words = [f"w{rng.getrandbits(64):x}" * 50 for _ in range(60_000)]
+    hyp = " ".join(words)
+    assert len(hyp) >= 50_000_000
+    ref = " ".join(words[: len(words) // 2])
+    proc = run("-f", "json", input=f"{hyp}\t{ref}\n", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_records(proc.stdout)
+    expected = BLEU().corpus_score([hyp], [[ref]])
+    assert record["score"] == expected.score
+    assert record["counts"] == expected.counts
+
+
+# -- --skip-bad-lines ----------------------------------------------------------
+
+
+def test_skip_bad_lines_counts_and_reports() -> None:
+    data = b"a b c\ta b c\nbad \xff\tx\nno tab here\nd e\td e\nf\tg\th\n"
+    proc = run("--skip-bad-lines", "-f", "json", input=data)
+    assert proc.returncode == 0
+    err = stderr_of(proc).splitlines()
+    assert err[0] == "bleustream: <stdin>:2: invalid UTF-8 (byte 0xff at column 5) (line skipped)"
+    assert err[1].startswith("bleustream: <stdin>:3: expected 2 tab-separated fields")
+    assert err[2].startswith("bleustream: <stdin>:5: expected 2 tab-separated fields")
+    assert err[3] == "bleustream: skipped 3 bad lines; the score covers 2 segments"
+    (record,) = json_records(proc.stdout)
+    assert record["skipped"] == 3
+    assert record["segments"] == 2
+    assert record["score"] == BLEU().corpus_score(["a b c", "d e"], [["a b c", "d e"]]).score
+    text = run("--skip-bad-lines", input=data)
+    assert text.stdout.decode().rstrip().endswith("[skipped 3 bad lines]")
+
+
+def test_skip_bad_lines_in_lockstep_skips_the_whole_segment(tmp_path: Path) -> None:
+    ref = tmp_path / "ref"
+    ref.write_bytes(b"one two three four\nbad \xfe ref\nfive six seven eight\n")
+    hyps = "one two three four\nx y\nfive six seven eight\n"
+    proc = run(ref, "--skip-bad-lines", "-f", "json", input=hyps)
+    assert proc.returncode == 0
+    (record,) = json_records(proc.stdout)
+    assert record["segments"] == 2
+    assert record["score"] == pytest.approx(100.0, abs=1e-9)
+
+
+def test_skip_bad_lines_does_not_hide_length_mismatch(tmp_path: Path) -> None:
+    ref = tmp_path / "ref"
+    ref.write_text("one\n")
+    proc = run(ref, "--skip-bad-lines", input="one\ntwo\n")
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+
+
+# -- Nothing lost: signals and write errors --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+@pytest.mark.parametrize("fmt", ["json", "tsv", "text"])
+def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str) -> None:
+    proc = subprocess.Popen(
+        [*COMMAND, "--every", "1", "-f", fmt],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        if fmt == "tsv":
+            _read_line(proc.stdout, timeout=20)  # the header
+        for i in range(3):
+            proc.stdin.write(f"the cat sat {i}\tthe cat sat {i}\n".encode())
+            proc.stdin.flush()
+            _read_line(proc.stdout, timeout=20)
+        proc.send_signal(signum)
+        final = _read_line(proc.stdout, timeout=20).decode()
+        assert proc.wait(timeout=20) == status
+        err = proc.stderr.read().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert err == "bleustream: interrupted; the score covers the 3 segments read so far\n"
+    if fmt == "json":
+        (record,) = json_records(final.encode())
+        assert record["type"] == "corpus"
+        assert record["partial"] is True
+        assert record["segments"] == 3
+    elif fmt == "tsv":
+        fields = final.rstrip("\n").split("\t")
+        assert fields[0] == "corpus"
+        assert fields[-1] == "1"  # the partial column
+    else:
+        assert final.startswith("BLEU|")
+        assert "[PARTIAL: input interrupted after 3 segments]" in final
+
+
+def test_signal_before_any_input_still_reports() -> None:
+    proc = subprocess.Popen(
+        [*COMMAND, "-f", "json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+    (record,) = json_records(out)
+    assert record["partial"] is True and record["segments"] == 0
+
+
+def test_full_disk_exits_74() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("/dev/full is not available on this system")
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [*COMMAND], input=b"a\tb\n", stdout=full, stderr=subprocess.PIPE, timeout=60
+        )
+    assert proc.returncode == 74
+    assert proc.stderr.decode() == "bleustream: write error: No space left on device\n"
+
+
+def test_error_message_comes_before_any_score() -> None:
+    proc = run("--every", "1", "-f", "json", input=b"a\ta\nb\tb\n\xff\tc\nd\td\n")
+    assert proc.returncode == 65
+    records = json_records(proc.stdout)
+    assert [r["type"] for r in records] == ["running", "running"]
+    assert "corpus" not in {r["type"] for r in records}
+
+
+# -- Seeded fuzzing through the real command --------------------------------------
+
+
+FUZZ_FLAGS = [
+    [],
+    ["--skip-bad-lines"],
+    ["-sl", "-f", "json"],
+    ["-f", "tsv", "--every", "2"],
+    ["--encoding-errors", "replace"],
+    ["-tok", "intl"],
+    ["-tok", "zh", "-lc"],
+]
+
+
+def _random_bytes(rng: random.Random) -> bytes:
+    alphabet = [b"a", b"b", b" ", b"\t", b"\n", b"\r", b".", b",", b"-", b"1", b"\xff", b"\xc3",
+                b"\xa9", b"\x00", "中".encode(), b"&amp;", b"\xef\xbb\xbf"]  # fmt: skip
+    return b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
+
+
+def _random_paste(rng: random.Random) -> tuple[bytes, list[str], list[list[str]]]:
+    """Valid paste input and the segments it holds."""
+    nrefs = rng.randint(1, 3)
+    words = ["the", "cat", "1,000", "3.5", "a-b", "&quot;", "中文", "x", ""]
+    hyps: list[str] = []
+    refs: list[list[str]] = [[] for _ in range(nrefs)]
+    lines = []
+    for _ in range(rng.randint(1, 20)):
+        fields = [
+            " ".join(rng.choice(words) for _ in range(rng.randint(0, 8))) for _ in range(nrefs + 1)
+        ]
+        hyps.append(fields[0].rstrip())
+        for stream, field in zip(refs, fields[1:]):
+            stream.append(field.rstrip())
+        lines.append("\t".join(fields) + rng.choice(["\n", "\r\n", " \n"]))
+    return "".join(lines).encode(), hyps, refs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fuzz_arbitrary_bytes_never_crash(seed: int) -> None:
+    rng = random.Random(seed)
+    flags = rng.choice(FUZZ_FLAGS)
+    proc = run(*flags, input=_random_bytes(rng))
+    assert proc.returncode in DOCUMENTED_STATUSES
+    assert_clean_stderr(proc)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_fuzz_valid_structured_input_scores_as_sacrebleu(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    data, hyps, refs = _random_paste(rng)
+    tok = rng.choice(["13a", "intl", "zh", "char", "none"])
+    proc = run("-f", "json", "-tok", tok, input=data)
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json_records(proc.stdout)
+    expected = BLEU(tokenize=tok).corpus_score(hyps, refs)
+    assert abs(record["score"] - expected.score) <= 1e-9
+    assert record["counts"] == expected.counts
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_fuzz_truncated_and_mangled_input(seed: int) -> None:
+    rng = random.Random(2000 + seed)
+    data, _, _ = _random_paste(rng)
+    cut = data[: rng.randint(0, len(data))]
+    mangled = bytearray(cut)
+    for _ in range(rng.randint(0, 3)):
+        if mangled:
+            mangled[rng.randrange(len(mangled))] = rng.choice(b"\t\n\xff\x80")
+    proc = run(input=bytes(mangled))
+    assert proc.returncode in DOCUMENTED_STATUSES
+    assert_clean_stderr(proc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import select
 import subprocess
 import time
@@ -22,13 +23,16 @@ def paste(hyps: list[str], *refs: list[str]) -> str:
     return "".join("\t".join(fields) + "\n" for fields in zip(hyps, *refs))
 
 
+# What a line of paste input cannot hold: its separators, and lone
+# surrogates, which no UTF-8 input decodes to.
+_NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
+
+
 def corpus(seed: int, size: int, nrefs: int = 1) -> tuple[list[str], list[list[str]]]:
+    """An adversarial corpus that paste input can carry."""
     hyps, refs = Adversary(seed).corpus(size, nrefs)
-    clean = [h.replace("\t", " ").replace("\n", " ").replace("\r", " ") for h in hyps]
-    clean_refs = [
-        [r.replace("\t", " ").replace("\n", " ").replace("\r", " ") for r in stream]
-        for stream in refs
-    ]
+    clean = [_NOT_IN_A_FIELD.sub(" ", h) for h in hyps]
+    clean_refs = [[_NOT_IN_A_FIELD.sub(" ", r) for r in stream] for stream in refs]
     return clean, clean_refs
 
 

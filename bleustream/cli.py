@@ -7,13 +7,13 @@ process: argument parsing, standard streams, signals and exit statuses.
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
 import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import Any, BinaryIO, Callable, NoReturn
+from typing import IO, Any, BinaryIO, Callable, NoReturn
 
 from bleustream import __version__
 from bleustream.bleu import (
@@ -24,7 +24,14 @@ from bleustream.bleu import (
     compute_bleu,
     signature_fields,
 )
-from bleustream.config import Config, build_schema, find_config, merge, render
+from bleustream.config import (
+    FROM_COMMAND_LINE,
+    Config,
+    build_schema,
+    find_config,
+    merge,
+    render,
+)
 from bleustream.errors import (
     EXIT_DATAERR,
     EXIT_IOERR,
@@ -34,6 +41,8 @@ from bleustream.errors import (
     EXIT_USAGE,
     BleustreamError,
     UsageError,
+    WriteError,
+    count_of,
 )
 from bleustream.formats import FORMATS, FORMATTERS, Context, Record, header
 from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, LOG_FORMATS, check_usage, log_segments
@@ -110,24 +119,36 @@ class Interrupted(Exception):
         self.signum = signum
 
 
-def _whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``minimum``."""
-    requirement = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+def _whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``)."""
+    if maximum is not None:
+        requirement = f"must be a whole number from {minimum} to {maximum}"
+    elif minimum == 0:
+        requirement = "must not be negative"
+    else:
+        requirement = f"must be at least {minimum}"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum:
+        if value < minimum or (maximum is not None and value > maximum):
             raise argparse.ArgumentTypeError(f"{requirement}: {text!r}")
         return value
 
     return parse
 
 
-_positive_int = _whole_number(1)
+# Bounds that keep absurd values from failing deep inside (a width past
+# what float formatting takes, an order that would not fit in memory).
+MAX_WIDTH = 30
+MAX_ORDER = 100
+MAX_SMOOTH_VALUE = 1_000_000
+
 _non_negative_int = _whole_number(0)
+_width = _whole_number(0, MAX_WIDTH)
+_max_order = _whole_number(1, MAX_ORDER)
 
 
 def _smooth_value(text: str) -> float:
@@ -135,9 +156,16 @@ def _smooth_value(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more: {text!r}")
+    if not 0 <= value <= MAX_SMOOTH_VALUE:  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to {MAX_SMOOTH_VALUE}: {text!r}")
     return value
+
+
+def _to_stderr(text: str) -> None:
+    """Write to stderr; if it is closed or full, the exit status still tells."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -145,6 +173,20 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            _to_stderr(message)
+        sys.exit(status)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # Only --help and --version print here, to stdout.  argparse ignores
+        # write errors; help into a full disk must not end in status 0.
+        if message:
+            if file is None:
+                raise WriteError("standard output is closed")
+            file.write(message)
+            file.flush()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bleu.add_argument(
         "--max-ngram-order",
-        type=_positive_int,
+        type=_max_order,
         metavar="N",
         help=f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
     )
@@ -226,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "-w",
         "--width",
-        type=_non_negative_int,
+        type=_width,
         metavar="N",
         help="digits after the decimal point in text scores (default: 1)",
     )
@@ -360,7 +402,12 @@ def check_options(options: dict[str, Any], config: Config | None) -> None:
     config file says which file it was.
     """
     try:
-        settings_from(options)
+        settings = settings_from(options)
+        if settings.smooth_value != options["smooth_value"]:
+            # A config file's value that the command line's method does not
+            # take: dropped, so --show-config shows what is in force.
+            options["smooth_value"] = settings.smooth_value
+            options["origins"]["smooth_value"] = FROM_COMMAND_LINE
         check_encoding(options["encoding"])
         check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
     except UsageError as exc:
@@ -370,15 +417,27 @@ def check_options(options: dict[str, Any], config: Config | None) -> None:
 
 
 def settings_from(options: dict[str, Any]) -> Settings:
-    if options["smooth_value"] is not None and SMOOTH_DEFAULTS[options["smooth_method"]] is None:
-        raise UsageError(
-            f"--smooth-value applies to floor and add-k, not to {options['smooth_method']}"
+    """The BLEU settings of the options.
+
+    A smoothing value with a method that takes none is an error, unless the
+    method came from the command line and the value from a config file (a
+    file's value for floor does not stop ``-s exp``): then it is dropped.
+    """
+    method, value = options["smooth_method"], options["smooth_value"]
+    if value is not None and SMOOTH_DEFAULTS[method] is None:
+        origins = options.get("origins", {})
+        overridden = (
+            origins.get("smooth_method") == FROM_COMMAND_LINE
+            and origins.get("smooth_value") != FROM_COMMAND_LINE
         )
+        if not overridden:
+            raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
+        value = None
     return Settings(
         tokenize=options["tokenize"],
         lowercase=options["lowercase"],
-        smooth_method=options["smooth_method"],
-        smooth_value=options["smooth_value"],
+        smooth_method=method,
+        smooth_value=value,
         effective_order=options["effective_order"],
         max_order=options["max_ngram_order"],
     )
@@ -392,12 +451,14 @@ class Output:
 
     def write(self, text: str) -> None:
         if text:
-            self._stream.write(text.encode("utf-8"))
+            # Text from a non-UTF-8 input can hold lone surrogates (UTF-7,
+            # undecodable file names): they are written as escapes.
+            self._stream.write(text.encode("utf-8", "backslashreplace"))
             self._stream.flush()
 
 
 def open_segments(
-    options: dict[str, Any], stdin: BinaryIO, policy: BadLinePolicy
+    options: dict[str, Any], stdin: BinaryIO | None, policy: BadLinePolicy
 ) -> tuple[Iterator[Segment], list[LineSource]]:
     """The segment stream the options ask for, and the sources to close."""
     encoding = check_encoding(options["encoding"])
@@ -436,11 +497,10 @@ def open_segments(
     return lockstep_segments(hyps, sources[1:]), sources
 
 
-def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any) -> int:
+def run(options: dict[str, Any], stdin: BinaryIO | None, stdout: BinaryIO, report: Any) -> int:
     """Score the input the options name; returns the exit status."""
     settings = settings_from(options)
     policy = BadLinePolicy(options["skip_bad_lines"], report)
-    segments, sources = open_segments(options, stdin, policy)
     fmt = options["format"]
     formatter = FORMATTERS[fmt]
     sentence_level = options["sentence_level"]
@@ -459,10 +519,16 @@ def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any)
         )
 
     ctx = context()
-    out.write(header(fmt, ctx))
     status = EXIT_OK
     partial = False
+    started = False  # the header is written
+    segments: Iterator[Segment] = iter(())
+    sources: list[LineSource] = []
     try:
+        # Opening is inside: a signal may come while a FIFO waits for a writer.
+        segments, sources = open_segments(options, stdin, policy)
+        out.write(header(fmt, ctx))
+        started = True
         for segment in segments:
             if nrefs is None:
                 nrefs = len(segment.refs)
@@ -485,7 +551,7 @@ def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any)
         status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
         report(
             "interrupted; the score covers the "
-            f"{_count(scorer.total.segments, 'segment')} read so far"
+            f"{count_of(scorer.total.segments, 'segment')} read so far"
         )
     finally:
         for source in sources:
@@ -495,10 +561,10 @@ def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     if policy.count:
         report(
-            f"skipped {_count(policy.count, 'bad line')}; "
-            f"the score covers {_count(scorer.total.segments, 'segment')}"
+            f"skipped {count_of(policy.count, 'bad line')}; "
+            f"the score covers {count_of(scorer.total.segments, 'segment')}"
         )
-    if scorer.total.segments == 0 and not partial:
+    if scorer.total.segments == 0 and not partial and not policy.count:
         report(f"no segments in the input ({_input_name(options)}); BLEU is 0 by definition")
     unpaired: int | None = None
     if isinstance(segments, PairedSegments) and segments.report is not None:
@@ -510,12 +576,8 @@ def run(options: dict[str, Any], stdin: BinaryIO, stdout: BinaryIO, report: Any)
     final = Record(
         "corpus", scorer.score(), partial=partial, skipped=policy.count, unpaired=unpaired
     )
-    out.write(formatter(final, ctx))
+    out.write(("" if started else header(fmt, ctx)) + formatter(final, ctx))
     return status
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _input_name(options: dict[str, Any]) -> str:
@@ -535,20 +597,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _raise_interrupted)
 
     def report(message: str) -> None:
-        sys.stderr.write(f"{PROG}: {message}\n")
-        sys.stderr.flush()
+        _to_stderr(f"{PROG}: {message}\n")
 
+    # A standard stream closed by the caller is None.
+    stdin: BinaryIO | None = getattr(sys.stdin, "buffer", None)
+    stdout: BinaryIO | None = getattr(sys.stdout, "buffer", None)
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version or a usage error
+            if sys.stdout is not None:
+                sys.stdout.flush()
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
         check_options(options, config)
+        if stdout is None:
+            raise WriteError("standard output is closed")
         if args.show_config:
-            sys.stdout.buffer.write(show_config(options, parser).encode("utf-8"))
-            sys.stdout.buffer.flush()
+            Output(stdout).write(show_config(options, parser))
             return EXIT_OK
-        return run(options, sys.stdin.buffer, sys.stdout.buffer, report)
+        return run(options, stdin, stdout, report)
     except BleustreamError as exc:
         report(str(exc))
         return exc.status

@@ -203,15 +203,21 @@ def _has_kind(value: Any, kind: str) -> bool:
 def _check_one(key: Key, value: Any, label: str) -> Any:
     if not _has_kind(value, key.kind):
         raise UsageError(f"{label}: must be {key.allowed(True)}, not {_describe(value)}")
-    if key.kind == "float":
-        value = float(value)
     if key.convert is not None and key.kind != "bool":
-        text = _toml_value(value) if key.kind == "float" else str(value)
+        # The option's own type function reads the value as it would read it
+        # on the command line (a huge TOML integer then fails as too large,
+        # where float() would overflow).
         try:
+            text = _toml_value(value) if isinstance(value, float) else str(value)
             value = key.convert(text)
         except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
             reason = str(exc) or f"must be {key.allowed(True)}"
             raise UsageError(f"{label}: {reason}") from None
+    elif key.kind == "float":
+        try:
+            value = float(value)
+        except OverflowError:
+            raise UsageError(f"{label}: {value} is too large") from None
     if key.choices is not None and value not in key.choices:
         shown = repr(value) if isinstance(value, str) else _describe(value)
         raise UsageError(

@@ -15,6 +15,11 @@ EXIT_SIGINT = 130  # 128 + SIGINT
 EXIT_SIGTERM = 143  # 128 + SIGTERM
 
 
+def count_of(n: int, noun: str) -> str:
+    """``1 segment``, ``2 segments``: for messages."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class BleustreamError(Exception):
     """An error to report as one line on stderr, then exit with ``status``."""
 
@@ -48,6 +53,12 @@ class OpenError(BleustreamError):
 
 class ReadError(BleustreamError):
     """Reading an opened input failed."""
+
+    status = EXIT_IOERR
+
+
+class WriteError(BleustreamError):
+    """The output cannot be written."""
 
     status = EXIT_IOERR
 

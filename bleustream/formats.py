@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.bleu import BleuScore
+from bleustream.errors import count_of
 
 FORMATS = ("text", "tsv", "json")
 KINDS = ("segment", "running", "corpus")
@@ -84,14 +85,13 @@ def format_text(record: Record, ctx: Context) -> str:
         signature = "|".join(f"{k}:{v}" for k, v in ctx.signature.items())
         text = f"BLEU|{signature} = {score} {_verbose(record.bleu)}"
         notes = []
+        segments = count_of(record.bleu.stats.segments, "segment")
         if record.partial:
-            notes.append(f"PARTIAL: input interrupted after {record.bleu.stats.segments} segments")
+            notes.append(f"PARTIAL: input interrupted after {segments}")
         if record.skipped:
-            notes.append(f"skipped {record.skipped} bad lines")
+            notes.append(f"skipped {count_of(record.skipped, 'bad line')}")
         if record.unpaired:
-            notes.append(
-                f"covers {record.bleu.stats.segments} segments; {record.unpaired} unpaired"
-            )
+            notes.append(f"covers {segments}; {record.unpaired} unpaired")
         if notes:
             text += " [" + "; ".join(notes) + "]"
         return text + "\n"

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Union
 
-from bleustream.errors import InputError
+from bleustream.errors import InputError, count_of
 from bleustream.readers import LineSource, Segment
 
 Key = Union[int, str]
@@ -353,8 +353,8 @@ class FilePairing:
             self.read += 1
         tally = self._tally
         if self._outside.count:
-            self._outside.plural += f" ({self.read} lines)"
-            self._outside.singular += f" ({self.read} lines)"
+            self._outside.plural += f" ({count_of(self.read, 'line')})"
+            self._outside.singular += f" ({count_of(self.read, 'line')})"
         order = ("hyp_unpaired", "ref_unpaired", "hyp_duplicate")
         return PairingReport([*(tally[k] for k in order), self._outside])
 

@@ -59,12 +59,17 @@ def check_encoding(encoding: str) -> str:
     """The codec's canonical name; it must encode a newline as byte 0x0A."""
     try:
         info = codecs.lookup(encoding)
-    except LookupError:
+    except (LookupError, UnicodeError):
         raise UsageError(f"unknown encoding {encoding!r}") from None
-    if "\n".encode(info.name) != b"\n":
+    try:
+        newline = "\n".encode(info.name)
+    except LookupError:  # rot13, base64, zlib...: codecs, but not of text
+        raise UsageError(f"{encoding!r} is not a text encoding") from None
+    if newline != b"\n":
         raise UsageError(
-            f"encoding {encoding!r} does not write a newline as the byte 0x0A; "
-            "bleustream reads ASCII-compatible encodings only"
+            f"encoding {encoding!r} cannot be read line by line: it does not write a "
+            "newline as the single byte 0x0A (ASCII-compatible encodings such as "
+            "utf-8, latin-1, cp1252 or gb18030 can be read)"
         )
     return info.name
 
@@ -115,15 +120,13 @@ class LineSource:
             return raw.decode(self._encoding, self._errors)
         except UnicodeDecodeError as exc:
             bad = raw[exc.start : exc.start + 1].hex()
-            self._on_bad(
-                InputError(
-                    f"invalid {_codec_label(self._encoding)} "
-                    f"(byte 0x{bad} at column {exc.start + 1})",
-                    self.name,
-                    self.line,
-                )
+            message = (
+                f"invalid {_codec_label(self._encoding)} (byte 0x{bad} at column {exc.start + 1})"
             )
-            return None
+        except UnicodeError as exc:  # codecs such as idna say no more than this
+            message = f"invalid {_codec_label(self._encoding)} ({exc})"
+        self._on_bad(InputError(message, self.name, self.line))
+        return None
 
     def close(self) -> None:
         self._stream.close()
@@ -135,13 +138,15 @@ def _codec_label(encoding: str) -> str:
 
 def open_source(
     path: str,
-    stdin: BinaryIO,
+    stdin: BinaryIO | None,
     encoding: str = "utf-8",
     errors: str = "strict",
     on_bad: Callable[[InputError], None] | None = None,
 ) -> LineSource:
     """A ``LineSource`` for a file name, ``-`` for ``stdin``; ``.gz`` is decompressed."""
     if path == "-":
+        if stdin is None:
+            raise OpenError("standard input is closed", STDIN_NAME)
         return LineSource(STDIN_NAME, stdin, encoding, errors, on_bad)
     try:
         raw = open(path, "rb")  # noqa: SIM115 - closed by the caller

@@ -314,12 +314,12 @@ ERRORS = [
     (
         "int-range",
         "max-ngram-order = 0\n",
-        "bleustream.toml: key 'max-ngram-order': must be at least 1: '0'",
+        "bleustream.toml: key 'max-ngram-order': must be a whole number from 1 to 100: '0'",
     ),
     (
         "non-negative",
         "width = -1\n",
-        "bleustream.toml: key 'width': must not be negative: '-1'",
+        "bleustream.toml: key 'width': must be a whole number from 0 to 30: '-1'",
     ),
     (
         "table-value",
@@ -345,8 +345,9 @@ ERRORS = [
     (
         "encoding",
         "encoding = 'utf-16'\n",
-        "encoding 'utf-16' does not write a newline as the byte 0x0A; bleustream reads "
-        "ASCII-compatible encodings only (settings read from bleustream.toml)",
+        "encoding 'utf-16' cannot be read line by line: it does not write a newline as the "
+        "single byte 0x0A (ASCII-compatible encodings such as utf-8, latin-1, cp1252 or "
+        "gb18030 can be read) (settings read from bleustream.toml)",
     ),
 ]
 
@@ -415,7 +416,7 @@ def test_config_file_that_is_not_utf8(tmp_path: Path) -> None:
 def test_command_line_error_is_not_blamed_on_the_file(tmp_path: Path) -> None:
     proc = bleustream("--width", "-1", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "argument -w/--width: must not be negative" in proc.stderr
+    assert "argument -w/--width: must be a whole number from 0 to 30" in proc.stderr
 
 
 # ----------------------------------------------------------------------------
@@ -596,3 +597,25 @@ def test_no_toml_parser_at_all(tmp_path: Path) -> None:
     proc = bleustream("-f", "json", cwd=tmp_path, prelude=REPORT_PARSER)
     assert proc.stderr == "parser:\n"
     assert_sacrebleu(json.loads(proc.stdout))
+
+
+def test_command_line_method_drops_the_files_smoothing_value(tmp_path: Path) -> None:
+    write(tmp_path / "bleustream.toml", "smooth-method = 'floor'\nsmooth-value = 0.2\n")
+    proc = bleustream("-s", "exp", "-f", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["smooth"] == "exp"
+    assert_sacrebleu(record, smooth_method="exp")
+    shown = bleustream("-s", "exp", "--show-config", cwd=tmp_path).stdout
+    assert "# smooth-value = (unset" in shown
+
+
+def test_huge_toml_number_is_a_usage_error(tmp_path: Path) -> None:
+    write(
+        tmp_path / "bleustream.toml", "smooth-method = 'floor'\nsmooth-value = " + "9" * 400 + "\n"
+    )
+    proc = bleustream(cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(
+        "bleustream: bleustream.toml: key 'smooth-value': must be a number"
+    )

@@ -4,6 +4,7 @@ nothing already read lost, and never a traceback."""
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import re
 import signal
@@ -64,7 +65,7 @@ def test_encoding_errors_replace_scores_the_replaced_text() -> None:
 @pytest.mark.parametrize(
     "encoding, message",
     [
-        ("utf-16", "does not write a newline as the byte 0x0A"),
+        ("utf-16", "cannot be read line by line: it does not write a newline"),
         ("no-such-codec", "unknown encoding 'no-such-codec'"),
     ],
 )
@@ -419,3 +420,135 @@ def test_fuzz_truncated_and_mangled_input(seed: int) -> None:
     proc = run(input=bytes(mangled))
     assert proc.returncode in DOCUMENTED_STATUSES
     assert_clean_stderr(proc)
+
+
+# -- Closed and unwritable standard streams, odd options ----------------------
+
+
+def shell(
+    command: str, input: bytes = b"", timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``command`` in bash with bleustream as ``$B``."""
+    return subprocess.run(
+        ["bash", "-c", command],
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        env={**os.environ, "B": " ".join(COMMAND)},
+    )
+
+
+def test_closed_stdin_is_fine_when_not_read(tmp_path: Path) -> None:
+    (tmp_path / "ref").write_text("a b c d\n")
+    (tmp_path / "hyp").write_text("a b c d\n")
+    proc = shell(f"cd {tmp_path} && $B ref -i hyp -b <&-")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"100.0\n"
+
+
+def test_closed_stdin_when_it_is_the_input(tmp_path: Path) -> None:
+    (tmp_path / "ref").write_text("a\n")
+    proc = shell(f"cd {tmp_path} && $B ref <&-")
+    assert proc.returncode == 66
+    assert stderr_of(proc) == "bleustream: <stdin>: standard input is closed\n"
+
+
+@pytest.mark.parametrize("extra", [[], ["--show-config"]])
+def test_closed_stdout(extra: list[str]) -> None:
+    proc = shell(f"$B {' '.join(extra)} >&-", input=b"a\ta\n")
+    assert proc.returncode == 74
+    assert stderr_of(proc) == "bleustream: standard output is closed\n"
+
+
+def test_help_into_a_full_disk() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("/dev/full is not available on this system")
+    proc = shell("$B --help > /dev/full")
+    assert proc.returncode == 74
+    assert stderr_of(proc).startswith("bleustream: write error")
+
+
+def test_unwritable_stderr_keeps_the_status(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    assert shell(f"$B ref -i {missing} 2>&-").returncode == 66
+    assert shell("$B 2>&-", input=b"").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "encoding, status, message",
+    [
+        ("rot13", 2, "bleustream: 'rot13' is not a text encoding\n"),
+        ("base64", 2, "bleustream: 'base64' is not a text encoding\n"),
+        ("\udcff", 2, "bleustream: unknown encoding '\\udcff'\n"),
+        ("utf-8-sig", 2, "bleustream: encoding 'utf-8-sig' cannot be read line by line"),
+    ],
+)
+def test_unusable_codecs(encoding: str, status: int, message: str) -> None:
+    proc = run("--encoding", encoding, input=b"a\ta\n")
+    assert proc.returncode == status
+    assert stderr_of(proc).startswith(message)
+
+
+def test_codec_that_fails_without_a_position() -> None:
+    proc = run("--encoding", "idna", input=b"ok\tok\nxn--zz\tq\n")
+    assert proc.returncode == 65
+    assert stderr_of(proc).startswith("bleustream: <stdin>:2: invalid idna (")
+
+
+@pytest.mark.parametrize("fmt", ["text", "tsv", "json"])
+def test_ids_that_decode_to_lone_surrogates_are_written_escaped(tmp_path: Path, fmt: str) -> None:
+    # UTF-7 decodes "+2D0-" to a lone surrogate, which UTF-8 cannot write.
+    refs = tmp_path / "refs.tsv"
+    refs.write_bytes(b"+2D0-\ta b\n")
+    proc = run("--encoding", "utf-7", "--input-format", "keyed", "--keyed-refs", refs,
+               "-sl", "-f", fmt, input=b"+2D0-\ta b\n")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert_clean_stderr(proc)
+    first = proc.stdout.decode("utf-8").splitlines()[1 if fmt == "tsv" else 0]
+    assert "\\ud83d" in first
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-w", "99999999999"], "argument -w/--width: must be a whole number from 0 to 30"),
+        (["--max-ngram-order", "99999999999999"], "must be a whole number from 1 to 100"),
+        (["-s", "floor", "-sv", "1e308"], "must be a number from 0 to 1000000"),
+        (["-s", "floor", "-sv", "nan"], "must be a number from 0 to 1000000"),
+    ],
+)
+def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:
+    proc = run(*args, input=b"a\ta\n")
+    assert proc.returncode == 2
+    assert message in stderr_of(proc)
+
+
+def test_signal_while_opening_a_fifo_still_reports(tmp_path: Path) -> None:
+    fifo = tmp_path / "hyp.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [*COMMAND, "-f", "json", "-i", str(fifo), "-"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
+    (record,) = json_records(out)
+    assert record["partial"] is True and record["segments"] == 0
+
+
+def test_all_lines_skipped_is_not_called_empty_input() -> None:
+    proc = run("--skip-bad-lines", input=b"\xff\tx\n")
+    assert proc.returncode == 0
+    err = stderr_of(proc)
+    assert "no segments in the input" not in err
+    assert "skipped 1 bad line; the score covers 0 segments" in err
+    assert proc.stdout.decode().rstrip().endswith("[skipped 1 bad line]")

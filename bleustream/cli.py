@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-format",
         choices=INPUT_FORMATS,
         help="paste: hyp<TAB>ref lines, or hypotheses read in lockstep with REF files "
-        "(default); fairseq: fairseq-generate/-interactive output; nbest: Moses/Marian "
+        "(default); fairseq: fairseq-generate or fairseq-interactive output; nbest: Moses/Marian "
         "n-best lists; keyed: id<TAB>text lines. Log formats pair hypotheses with "
         "references by id, in any order (ids index REF files from 0)",
     )

@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
-DEFAULT_SET = "sacrebleu-wmt17-en-de"
+from realdata import DEFAULT_SET, add_data_argument, read_lines, read_manifest
+
 TOKENIZERS = ("13a", "intl", "zh", "char", "none")
 WIDTH = "6"
 
@@ -65,12 +65,6 @@ class BenchError(Exception):
 # --------------------------------------------------------------------------
 
 
-def read_lines(path: Path) -> list[str]:
-    """The lines of a UTF-8 file, each without its trailing newline only."""
-    with path.open(encoding="utf-8", newline="\n") as fh:
-        return [line[:-1] if line.endswith("\n") else line for line in fh]
-
-
 @dataclass
 class Source:
     """One reference and the system outputs scored against it."""
@@ -85,7 +79,7 @@ def load_source(data: Path, set_name: str) -> Source:
     manifest_path = data / "MANIFEST.json"
     if not manifest_path.is_file():
         raise BenchError(f"{manifest_path} not found", EXIT_USAGE)
-    manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest = read_manifest(data)
     if set_name not in manifest:
         known = ", ".join(sorted(manifest))
         raise BenchError(f"set {set_name!r} is not in {manifest_path} (sets: {known})", EXIT_USAGE)
@@ -359,12 +353,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Time bleustream's command line against SacreBLEU's on real MT output.",
     )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help=f"the real data directory, with MANIFEST.json (default: {DEFAULT_DATA})",
-    )
+    add_data_argument(parser)
     parser.add_argument(
         "--set",
         default=DEFAULT_SET,

@@ -30,10 +30,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
-DEFAULT_SET = "sacrebleu-wmt17-en-de"
+from realdata import DEFAULT_SET, add_data_argument, read_lines, read_manifest
+
 DEFAULT_ZH_SET = "wmt21-en-zh"
 NAMES = ("13a", "intl", "zh", "char", "none")
 # SacreBLEU's tokenizer classes: module under sacrebleu.tokenizers, class.
@@ -53,15 +53,9 @@ EXIT_USAGE = 2
 TokenizeAll = Callable[[list[str]], "list[list[str]]"]
 
 
-def read_lines(path: Path) -> list[str]:
-    """The lines of a UTF-8 file, each without its trailing newline only."""
-    with path.open(encoding="utf-8", newline="\n") as fh:
-        return [line[:-1] if line.endswith("\n") else line for line in fh]
-
-
 def load_lines(data: Path, set_name: str) -> list[str]:
     """The distinct reference and hypothesis lines of a set, in file order."""
-    manifest: dict[str, Any] = json.loads((data / "MANIFEST.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(data)
     if set_name not in manifest:
         raise SystemExit(f"bench_tokenizers: set {set_name!r} is not in {data / 'MANIFEST.json'}")
     entry = manifest[set_name]
@@ -218,12 +212,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Tokenizer throughput, bleustream against SacreBLEU, on real MT output.",
     )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help=f"the real data directory, with MANIFEST.json (default: {DEFAULT_DATA})",
-    )
+    add_data_argument(parser)
     parser.add_argument(
         "--set", default=DEFAULT_SET, help=f"set for all but zh (default: {DEFAULT_SET})"
     )

@@ -1,18 +1,29 @@
-"""BLEU from sufficient statistics: pure functions, SacreBLEU's arithmetic.
+"""The BLEU metric: settings, segment statistics, scores and signature.
 
-``compute_bleu`` performs the same floating-point operations in the same
-order as SacreBLEU 2.x's ``BLEU.compute_bleu``, so the two agree to the last
-bit, not just to a tolerance.  Scores and precisions are percentages.
+A metric module (see ``bleustream.metric``).  A segment's statistics are
+SacreBLEU's row ``(hyp_len, ref_len, *matches, *totals)``; ``Stats`` is the
+same numbers with names.  ``compute_bleu`` performs the same floating-point
+operations in the same order as SacreBLEU 2.x's ``BLEU.compute_bleu``, so
+the two agree to the last bit, not just to a tolerance.  Scores and
+precisions are percentages.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from bleustream import __version__
+from bleustream.argtypes import whole_number
+from bleustream.config import FROM_COMMAND_LINE
+from bleustream.errors import UsageError
+from bleustream.metric import Option, Row
+from bleustream.ngrams import segment_stats
 from bleustream.stats import Stats
-from bleustream.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from bleustream.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS, Tokenizer
 
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 # Chen and Cherry (2014), as SacreBLEU: the value used when none is given.
@@ -63,6 +74,10 @@ class BleuScore:
     bp: float
     ratio: float
     stats: Stats
+
+    @property
+    def row(self) -> Row:
+        return self.stats.row()
 
 
 def _log(x: float) -> float:
@@ -139,5 +154,211 @@ def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
     return fields
 
 
-def format_signature(fields: dict[str, str]) -> str:
+def format_signature(fields: Mapping[str, str]) -> str:
     return "|".join(f"{key}:{value}" for key, value in fields.items())
+
+
+# ----------------------------------------------------------------------------
+# The metric surface
+# ----------------------------------------------------------------------------
+
+NAME = "bleu"
+TITLE = "BLEU"
+
+# Bounds that keep absurd values from failing deep inside (an order that
+# would not fit in memory, a smoothing value past any use).
+MAX_ORDER = 100
+MAX_SMOOTH_VALUE = 1_000_000
+
+
+def _smooth_value(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= MAX_SMOOTH_VALUE:  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to {MAX_SMOOTH_VALUE}: {text!r}")
+    return value
+
+
+OPTIONS = (
+    Option(
+        ("-tok", "--tokenize"),
+        "tokenize",
+        DEFAULT_TOKENIZER,
+        {"choices": sorted(TOKENIZERS), "help": f"tokenizer (default: {DEFAULT_TOKENIZER})"},
+    ),
+    Option(
+        ("-lc", "--lowercase"),
+        "lowercase",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "lowercase hypotheses and references for BLEU (default: no)",
+        },
+    ),
+    Option(
+        ("-s", "--smooth-method"),
+        "smooth_method",
+        DEFAULT_SMOOTH,
+        {"choices": SMOOTH_METHODS, "help": "smoothing: exp, floor, add-k or none (default: exp)"},
+    ),
+    Option(
+        ("-sv", "--smooth-value"),
+        "smooth_value",
+        None,
+        {
+            "type": _smooth_value,
+            "metavar": "X",
+            "help": f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
+            f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
+        },
+    ),
+    Option(
+        ("--max-ngram-order",),
+        "max_ngram_order",
+        DEFAULT_MAX_ORDER,
+        {
+            "type": whole_number(1, MAX_ORDER),
+            "metavar": "N",
+            "help": f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
+        },
+    ),
+    Option(
+        ("--effective-order",),
+        "effective_order",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "leave out n-gram orders with no n-grams (default: no; "
+            "always on for --sentence-level records)",
+        },
+    ),
+)
+
+# Smoothing and effective order act on summed statistics only.
+SCORE_ONLY = frozenset({"smooth_method", "smooth_value", "effective_order"})
+
+
+def settings_from(options: Mapping[str, Any]) -> Settings:
+    """The BLEU settings of resolved options, by dest.
+
+    A smoothing value with a method that takes none is an error, unless the
+    method came from the command line and the value from a config file (a
+    file's value for floor does not stop ``-s exp``): then it is dropped.
+    """
+    method, value = options["smooth_method"], options["smooth_value"]
+    if value is not None and SMOOTH_DEFAULTS[method] is None:
+        origins = options.get("origins", {})
+        overridden = (
+            origins.get("smooth_method") == FROM_COMMAND_LINE
+            and origins.get("smooth_value") != FROM_COMMAND_LINE
+        )
+        if not overridden:
+            raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
+        value = None
+    return Settings(
+        tokenize=options["tokenize"],
+        lowercase=options["lowercase"],
+        smooth_method=method,
+        smooth_value=value,
+        effective_order=options["effective_order"],
+        max_order=options["max_ngram_order"],
+    )
+
+
+def label(settings: Settings) -> str:
+    return "BLEU"
+
+
+def row_size(settings: Settings) -> int:
+    return 2 + 2 * settings.max_order
+
+
+def _preprocess(settings: Settings) -> Callable[[str], list[str]]:
+    """SacreBLEU's BLEU preprocessing: lowercase if asked, strip, tokenize."""
+    tokenize: Tokenizer = TOKENIZERS[settings.tokenize]
+    if settings.lowercase:
+        return lambda text: tokenize(text.lower().rstrip())
+    return lambda text: tokenize(text.rstrip())
+
+
+def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], list[list[str]]]:
+    """References to their tokens: the costly part, shared by every system."""
+    prepare = _preprocess(settings)
+
+    def refs_tokens(refs: Sequence[str]) -> list[list[str]]:
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return [prepare(ref) for ref in refs]
+
+    return refs_tokens
+
+
+def count(settings: Settings) -> Callable[[str, list[list[str]]], Row]:
+    """A hypothesis against its tokenized references, to the segment's row."""
+    prepare = _preprocess(settings)
+    max_order = settings.max_order
+
+    def hyp_row(hyp: str, refs: list[list[str]]) -> Row:
+        stats = segment_stats(prepare(hyp), refs, max_order)
+        return (stats.hyp_len, stats.ref_len, *stats.matches, *stats.totals)
+
+    return hyp_row
+
+
+def score(row: Sequence[Any], settings: Settings) -> BleuScore:
+    """Corpus BLEU of summed statistics."""
+    return compute_bleu(Stats.from_row(row), settings)
+
+
+def sentence_settings(settings: Settings) -> Settings:
+    """Settings for sentence BLEU: effective order on, as in SacreBLEU."""
+    return replace(settings, effective_order=True)
+
+
+def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
+    """Sentence BLEU of one segment's statistics, as SacreBLEU's ``sentence_score``."""
+    return compute_bleu(Stats.from_row(row), sentence_settings(settings))
+
+
+def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
+    return signature_fields(settings, nrefs)
+
+
+def json_fields(bleu: BleuScore, settings: Settings) -> dict[str, Any]:
+    stats = bleu.stats
+    return {
+        "precisions": list(bleu.precisions),
+        "bp": bleu.bp,
+        "ratio": float(bleu.ratio),
+        "counts": list(stats.matches),
+        "totals": list(stats.totals),
+        "hyp_len": stats.hyp_len,
+        "ref_len": stats.ref_len,
+    }
+
+
+def tsv_fields(bleu: BleuScore, settings: Settings) -> list[tuple[str, str]]:
+    stats = bleu.stats
+    orders = range(1, settings.max_order + 1)
+    return [
+        ("bleu", repr(bleu.score)),
+        *((f"p{n}", repr(p)) for n, p in zip(orders, bleu.precisions)),
+        ("bp", repr(bleu.bp)),
+        ("ratio", repr(float(bleu.ratio))),
+        ("hyp_len", str(stats.hyp_len)),
+        ("ref_len", str(stats.ref_len)),
+        *((f"m{n}", str(m)) for n, m in zip(orders, stats.matches)),
+        *((f"t{n}", str(t)) for n, t in zip(orders, stats.totals)),
+    ]
+
+
+def verbose(bleu: BleuScore, settings: Settings) -> str:
+    """SacreBLEU's detail after the score."""
+    stats = bleu.stats
+    precisions = "/".join(f"{p:.1f}" for p in bleu.precisions)
+    return (
+        f"{precisions} (BP = {bleu.bp:.3f} ratio = {bleu.ratio:.3f} "
+        f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
+    )

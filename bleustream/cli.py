@@ -1,7 +1,9 @@
-"""The ``bleustream`` command: options in, records out, exit status.
+"""The ``bleustream`` command: arguments in, a run, an exit status out.
 
-This module wires the pieces together and owns everything that touches the
-process: argument parsing, standard streams, signals and exit statuses.
+This thin shell owns everything that touches the process: it turns argv
+and the config file into typed ``RunOptions``, installs the signal
+handlers, hands the standard streams to ``bleustream.run.run`` and turns
+errors into one line on stderr and a documented exit status.
 """
 
 from __future__ import annotations
@@ -11,19 +13,12 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from types import FrameType
-from typing import IO, Any, BinaryIO, Callable, NoReturn
+from typing import IO, Any, BinaryIO, NoReturn
 
 from bleustream import __version__
-from bleustream.bleu import (
-    DEFAULT_MAX_ORDER,
-    SMOOTH_DEFAULTS,
-    SMOOTH_METHODS,
-    Settings,
-    compute_bleu,
-    signature_fields,
-)
+from bleustream.argtypes import whole_number
 from bleustream.config import (
     FROM_COMMAND_LINE,
     Config,
@@ -33,32 +28,21 @@ from bleustream.config import (
     render,
 )
 from bleustream.errors import (
-    EXIT_DATAERR,
     EXIT_IOERR,
     EXIT_OK,
     EXIT_SIGINT,
     EXIT_SIGTERM,
     EXIT_USAGE,
     BleustreamError,
+    Interrupted,
     UsageError,
     WriteError,
-    count_of,
 )
-from bleustream.formats import FORMATS, FORMATTERS, Context, Record, header
-from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, LOG_FORMATS, check_usage, log_segments
-from bleustream.pairing import PairedSegments
-from bleustream.readers import (
-    STDIN_NAME,
-    BadLinePolicy,
-    LineSource,
-    Segment,
-    check_encoding,
-    lockstep_segments,
-    open_source,
-    paste_segments,
-)
-from bleustream.scorer import StreamScorer, sentence_settings
-from bleustream.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from bleustream.formats import FORMATS
+from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, check_usage
+from bleustream.metrics import DEFAULT_METRICS, METRICS, Spec, all_options, specs_from
+from bleustream.readers import check_encoding
+from bleustream.run import Output, RunOptions, run
 
 PROG = "bleustream"
 
@@ -88,14 +72,10 @@ examples:
 """
 
 
-# Built-in defaults of the options that settings may come from.
+# Built-in defaults of the options that settings may come from (the
+# metrics' own options are added from the registry below).
 DEFAULTS: dict[str, Any] = {
-    "tokenize": DEFAULT_TOKENIZER,
-    "lowercase": False,
-    "smooth_method": "exp",
-    "smooth_value": None,
-    "max_ngram_order": DEFAULT_MAX_ORDER,
-    "effective_order": False,
+    "metrics": list(DEFAULT_METRICS),
     "format": "text",
     "width": 1,
     "score_only": False,
@@ -109,56 +89,14 @@ DEFAULTS: dict[str, Any] = {
     "keyed_refs": None,
     "allow_unpaired": False,
 }
-
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM arrived."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``minimum`` (to ``maximum``)."""
-    if maximum is not None:
-        requirement = f"must be a whole number from {minimum} to {maximum}"
-    elif minimum == 0:
-        requirement = "must not be negative"
-    else:
-        requirement = f"must be at least {minimum}"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"{requirement}: {text!r}")
-        return value
-
-    return parse
-
+DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 
 # Bounds that keep absurd values from failing deep inside (a width past
-# what float formatting takes, an order that would not fit in memory).
+# what float formatting takes).
 MAX_WIDTH = 30
-MAX_ORDER = 100
-MAX_SMOOTH_VALUE = 1_000_000
 
-_non_negative_int = _whole_number(0)
-_width = _whole_number(0, MAX_WIDTH)
-_max_order = _whole_number(1, MAX_ORDER)
-
-
-def _smooth_value(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= MAX_SMOOTH_VALUE:  # also false for nan
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to {MAX_SMOOTH_VALUE}: {text!r}")
-    return value
+_non_negative_int = whole_number(0)
+_width = whole_number(0, MAX_WIDTH)
 
 
 def _to_stderr(text: str) -> None:
@@ -193,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description=(
-            "Score machine translation with BLEU as the input streams in. "
+            "Score machine translation with BLEU, chrF and TER as the input streams in. "
             "Without REF operands, each input line is hyp<TAB>ref1[<TAB>ref2...] "
             "(as paste writes it); with them, hypotheses are read from the input "
             "and the reference files in lockstep. The numbers are SacreBLEU 2.x's."
@@ -216,54 +154,29 @@ def build_parser() -> argparse.ArgumentParser:
         default="-",
         help="read hypotheses (or paste lines) from FILE instead of stdin",
     )
-    bleu = parser.add_argument_group("BLEU settings")
-    bleu.add_argument(
-        "-tok",
-        "--tokenize",
-        choices=sorted(TOKENIZERS),
-        help=f"tokenizer (default: {DEFAULT_TOKENIZER})",
+    add(
+        "-m",
+        "--metrics",
+        nargs="+",
+        choices=list(METRICS),
+        metavar="NAME",
+        help="metrics to compute, printed in the order given: "
+        + ", ".join(METRICS)
+        + " (default: "
+        + " ".join(DEFAULT_METRICS)
+        + ")",
     )
-    bleu.add_argument(
-        "-lc",
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="lowercase hypotheses and references (default: no)",
-    )
-    bleu.add_argument(
-        "-s",
-        "--smooth-method",
-        choices=SMOOTH_METHODS,
-        help="smoothing: exp, floor, add-k or none (default: exp)",
-    )
-    bleu.add_argument(
-        "-sv",
-        "--smooth-value",
-        type=_smooth_value,
-        metavar="X",
-        help=f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
-        f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
-    )
-    bleu.add_argument(
-        "--max-ngram-order",
-        type=_max_order,
-        metavar="N",
-        help=f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
-    )
-    bleu.add_argument(
-        "--effective-order",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="leave out n-gram orders with no n-grams (default: no; "
-        "always on for --sentence-level records)",
-    )
+    for metric in METRICS.values():
+        group = parser.add_argument_group(f"{metric.TITLE} settings")
+        for option in metric.OPTIONS:
+            group.add_argument(*option.flags, dest=option.dest, default=None, **option.kwargs)
     out = parser.add_argument_group("output")
     out.add_argument(
         "-f",
         "--format",
         choices=FORMATS,
-        help="text (SacreBLEU's line), tsv (a header, then one row per record) "
-        "or json (JSON Lines); default: text",
+        help="text (SacreBLEU's line per metric), tsv (a header, then one row per record) "
+        "or json (JSON Lines, one object per metric per record); default: text",
     )
     out.add_argument(
         "-w",
@@ -277,14 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--score-only",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="print the score alone, one number per record",
+        help="print the scores alone, one number per metric per record",
     )
     out.add_argument(
         "-sl",
         "--sentence-level",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="a record with each segment's sentence BLEU, as each line is read",
+        help="a record with each segment's sentence scores, as each line is read",
     )
     out.add_argument(
         "--every",
@@ -395,193 +308,56 @@ def show_config(options: dict[str, Any], parser: argparse.ArgumentParser) -> str
     return render(options, options["origins"], build_schema(parser, DEFAULTS), header)
 
 
-def check_options(options: dict[str, Any], config: Config | None) -> None:
-    """Check what no single option can: settings together, and the encoding.
+def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
+    """Check what no single option can, and type the options for the run.
 
     Done before anything is read or shown; a problem that may involve the
     config file says which file it was.
     """
     try:
-        settings = settings_from(options)
-        if settings.smooth_value != options["smooth_value"]:
-            # A config file's value that the command line's method does not
-            # take: dropped, so --show-config shows what is in force.
-            options["smooth_value"] = settings.smooth_value
-            options["origins"]["smooth_value"] = FROM_COMMAND_LINE
+        specs = specs_from(options["metrics"], options)
+        _show_dropped_values(options, specs)
         check_encoding(options["encoding"])
         check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
     except UsageError as exc:
         if config is None:
             raise
         raise UsageError(f"{exc.message} (settings read from {config.origin})") from None
+    return RunOptions(
+        specs=specs,
+        refs=tuple(options["refs"]),
+        input=options["input"],
+        format=options["format"],
+        width=options["width"],
+        score_only=options["score_only"],
+        sentence_level=options["sentence_level"],
+        every=options["every"],
+        encoding=options["encoding"],
+        encoding_errors=options["encoding_errors"],
+        skip_bad_lines=options["skip_bad_lines"],
+        input_format=options["input_format"],
+        fairseq_hyp=options["fairseq_hyp"],
+        keyed_refs=options["keyed_refs"],
+        allow_unpaired=options["allow_unpaired"],
+    )
 
 
-def settings_from(options: dict[str, Any]) -> Settings:
-    """The BLEU settings of the options.
+def _show_dropped_values(options: dict[str, Any], specs: Sequence[Spec]) -> None:
+    """Make --show-config show a config file's value that a metric dropped.
 
-    A smoothing value with a method that takes none is an error, unless the
-    method came from the command line and the value from a config file (a
-    file's value for floor does not stop ``-s exp``): then it is dropped.
+    A metric may drop a config file's value that the command line's other
+    choice does not take (BLEU drops a file's --smooth-value under ``-s
+    exp`` given on the command line).  Where an option's dest is also a
+    field of the settings, the settings' value is the one in force.
     """
-    method, value = options["smooth_method"], options["smooth_value"]
-    if value is not None and SMOOTH_DEFAULTS[method] is None:
-        origins = options.get("origins", {})
-        overridden = (
-            origins.get("smooth_method") == FROM_COMMAND_LINE
-            and origins.get("smooth_value") != FROM_COMMAND_LINE
-        )
-        if not overridden:
-            raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
-        value = None
-    return Settings(
-        tokenize=options["tokenize"],
-        lowercase=options["lowercase"],
-        smooth_method=method,
-        smooth_value=value,
-        effective_order=options["effective_order"],
-        max_order=options["max_ngram_order"],
-    )
-
-
-class Output:
-    """Writes whole records to a binary stream, flushing each one."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> None:
-        if text:
-            # Text from a non-UTF-8 input can hold lone surrogates (UTF-7,
-            # undecodable file names): they are written as escapes.
-            self._stream.write(text.encode("utf-8", "backslashreplace"))
-            self._stream.flush()
-
-
-def open_segments(
-    options: dict[str, Any], stdin: BinaryIO | None, policy: BadLinePolicy
-) -> tuple[Iterator[Segment], list[LineSource]]:
-    """The segment stream the options ask for, and the sources to close."""
-    encoding = check_encoding(options["encoding"])
-    errors = options["encoding_errors"]
-    refs: list[str] = options["refs"]
-    if options["input"] == "-" and "-" in refs:
-        raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
-    if refs.count("-") > 1:
-        raise UsageError("stdin ('-') can be only one of the reference files")
-    input_format = options["input_format"]
-    keyed_refs: str | None = options["keyed_refs"]
-    check_usage(input_format, len(refs), keyed_refs)
-    if keyed_refs == "-" and options["input"] == "-":
-        raise UsageError("stdin cannot be both the hypotheses and --keyed-refs; use -i FILE")
-    sources: list[LineSource] = []
-    try:
-        hyps = open_source(options["input"], stdin, encoding, errors, policy)
-        sources.append(hyps)
-        for path in refs:
-            sources.append(open_source(path, stdin, encoding, errors, policy))
-        if keyed_refs is not None:
-            sources.append(open_source(keyed_refs, stdin, encoding, errors, policy))
-    except BleustreamError:
-        for source in sources:
-            source.close()
-        raise
-    if input_format in LOG_FORMATS:
-        keyed = sources[-1] if keyed_refs is not None else None
-        ref_sources = sources[1 : 1 + len(refs)]
-        segments = log_segments(
-            input_format, hyps, ref_sources, policy, options["fairseq_hyp"], keyed
-        )
-        return segments, sources
-    if not refs:
-        return paste_segments(hyps, policy), sources
-    return lockstep_segments(hyps, sources[1:]), sources
-
-
-def run(options: dict[str, Any], stdin: BinaryIO | None, stdout: BinaryIO, report: Any) -> int:
-    """Score the input the options name; returns the exit status."""
-    settings = settings_from(options)
-    policy = BadLinePolicy(options["skip_bad_lines"], report)
-    fmt = options["format"]
-    formatter = FORMATTERS[fmt]
-    sentence_level = options["sentence_level"]
-    every = options["every"]
-    segment_settings = sentence_settings(settings)
-    scorer = StreamScorer(settings)
-    out = Output(stdout)
-    nrefs: int | None = len(options["refs"]) or None
-
-    def context() -> Context:
-        return Context(
-            signature=signature_fields(settings, nrefs or 0),
-            max_order=settings.max_order,
-            width=options["width"],
-            score_only=options["score_only"],
-        )
-
-    ctx = context()
-    status = EXIT_OK
-    partial = False
-    started = False  # the header is written
-    segments: Iterator[Segment] = iter(())
-    sources: list[LineSource] = []
-    try:
-        # Opening is inside: a signal may come while a FIFO waits for a writer.
-        segments, sources = open_segments(options, stdin, policy)
-        out.write(header(fmt, ctx))
-        started = True
-        for segment in segments:
-            if nrefs is None:
-                nrefs = len(segment.refs)
-                ctx = context()
-            stats = scorer.add(segment.hyp, segment.refs)
-            if sentence_level:
-                record = Record(
-                    "segment",
-                    compute_bleu(stats, segment_settings),
-                    line=segment.line,
-                    id=segment.id,
-                    skipped=policy.count,
-                )
-                out.write(formatter(record, ctx))
-            if every and scorer.total.segments % every == 0:
-                record = Record("running", scorer.score(), line=segment.line, skipped=policy.count)
-                out.write(formatter(record, ctx))
-    except Interrupted as exc:
-        partial = True
-        status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
-        report(
-            "interrupted; the score covers the "
-            f"{count_of(scorer.total.segments, 'segment')} read so far"
-        )
-    finally:
-        for source in sources:
-            source.close()
-    # The final record is written whole: a signal now would cut it short.
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    if policy.count:
-        report(
-            f"skipped {count_of(policy.count, 'bad line')}; "
-            f"the score covers {count_of(scorer.total.segments, 'segment')}"
-        )
-    if scorer.total.segments == 0 and not partial and not policy.count:
-        report(f"no segments in the input ({_input_name(options)}); BLEU is 0 by definition")
-    unpaired: int | None = None
-    if isinstance(segments, PairedSegments) and segments.report is not None:
-        for message in segments.report.messages():
-            report(message)
-        unpaired = segments.report.left_out
-        if unpaired and not options["allow_unpaired"]:
-            status = EXIT_DATAERR
-    final = Record(
-        "corpus", scorer.score(), partial=partial, skipped=policy.count, unpaired=unpaired
-    )
-    out.write(("" if started else header(fmt, ctx)) + formatter(final, ctx))
-    return status
-
-
-def _input_name(options: dict[str, Any]) -> str:
-    return STDIN_NAME if options["input"] == "-" else options["input"]
+    for spec in specs:
+        for option in spec.metric.OPTIONS:
+            if not hasattr(spec.settings, option.dest):
+                continue
+            value = getattr(spec.settings, option.dest)
+            if value != options[option.dest]:
+                options[option.dest] = value
+                options["origins"][option.dest] = FROM_COMMAND_LINE
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -612,13 +388,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
-        check_options(options, config)
+        run_options = check_options(options, config)
         if stdout is None:
             raise WriteError("standard output is closed")
         if args.show_config:
             Output(stdout).write(show_config(options, parser))
             return EXIT_OK
-        return run(options, stdin, stdout, report)
+        return run(run_options, stdin, stdout, report)
     except BleustreamError as exc:
         report(str(exc))
         return exc.status

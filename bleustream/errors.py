@@ -67,3 +67,11 @@ class UsageError(BleustreamError):
     """Options or configuration that do not make sense together."""
 
     status = EXIT_USAGE
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived (raised by the command line's signal handler)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

@@ -1,15 +1,23 @@
 """Format score records as text, TSV or JSON Lines.
 
-A record is one score: a ``segment`` (one line's sentence BLEU), a
-``running`` corpus score after some lines, or the final ``corpus`` score.
-Each formatter turns a record into one string ending in a newline, so that
-each record reaches the output in a single write.
+A record is the scores of every metric asked for at one point of the
+stream: a ``segment`` (one line's sentence scores), a ``running`` corpus
+score after some lines, or the final ``corpus`` score.  Each formatter turns
+a record into one string ending in a newline, so that each record reaches
+the output in a single write.  What a metric contributes (its name, detail,
+JSON fields and TSV columns) comes from the metric module itself.
 
-* ``text``: for people.  The corpus record is SacreBLEU's line; segment and
-  running records are short and aligned.
-* ``tsv``: a header row, then one row per record; floats are written with
-  ``repr`` (the shortest string that reads back as the same float).
-* ``json``: JSON Lines, one object per record; floats at full precision.
+* ``text``: for people.  A corpus record is SacreBLEU's line for each
+  metric, in the order asked; segment and running records are one short,
+  aligned line with every metric.
+* ``tsv``: a header row, then one row per record; each metric adds its
+  columns in the order asked; floats are written with ``repr`` (the
+  shortest string that reads back as the same float).
+* ``json``: JSON Lines, one object per metric per record; floats at full
+  precision.
+
+With ``score_only`` (``-b``) every format prints the scores alone, one
+number per metric per record, rounded to the width.
 """
 
 from __future__ import annotations
@@ -18,8 +26,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream.bleu import BleuScore
 from bleustream.errors import count_of
+from bleustream.metrics import Spec
 
 FORMATS = ("text", "tsv", "json")
 KINDS = ("segment", "running", "corpus")
@@ -27,12 +35,14 @@ KINDS = ("segment", "running", "corpus")
 
 @dataclass(frozen=True)
 class Record:
-    """One score to write."""
+    """The scores of every metric at one point of the stream."""
 
     kind: str
-    bleu: BleuScore
+    scores: tuple[Any, ...]  # one score object per metric, as Context.specs
+    segments: int  # segments the scores cover (1 for a segment record)
     line: int | None = None  # the input line that completed the record
     id: str | None = None  # the segment id, for keyed input
+    system: str | None = None  # the system's name, when there are several
     partial: bool = False  # the input was interrupted before its end
     skipped: int = 0  # bad lines skipped so far
     # Log formats, corpus record: hypotheses and references left out of the
@@ -45,21 +55,19 @@ class Record:
 class Context:
     """What every record of a run shares."""
 
-    signature: dict[str, str]
-    max_order: int
+    specs: tuple[Spec, ...]
+    signatures: tuple[dict[str, str], ...]  # one per metric
     width: int = 1
     score_only: bool = False
+    named_systems: bool = False  # records carry a system name
 
 
-def _counts(record: Record) -> dict[str, Any]:
-    stats = record.bleu.stats
-    return {
-        "counts": list(stats.matches),
-        "totals": list(stats.totals),
-        "hyp_len": stats.hyp_len,
-        "ref_len": stats.ref_len,
-        "segments": stats.segments,
-    }
+def format_signature(fields: dict[str, str]) -> str:
+    return "|".join(f"{key}:{value}" for key, value in fields.items())
+
+
+def _scores_only(record: Record, ctx: Context) -> str:
+    return "".join(f"{score.score:.{ctx.width}f}\n" for score in record.scores)
 
 
 # ----------------------------------------------------------------------------
@@ -67,38 +75,39 @@ def _counts(record: Record) -> dict[str, Any]:
 # ----------------------------------------------------------------------------
 
 
-def _verbose(bleu: BleuScore) -> str:
-    """SacreBLEU's detail after the score."""
-    stats = bleu.stats
-    precisions = "/".join(f"{p:.1f}" for p in bleu.precisions)
-    return (
-        f"{precisions} (BP = {bleu.bp:.3f} ratio = {bleu.ratio:.3f} "
-        f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
-    )
+def _notes(record: Record) -> str:
+    notes = []
+    segments = count_of(record.segments, "segment")
+    if record.partial:
+        notes.append(f"PARTIAL: input interrupted after {segments}")
+    if record.skipped:
+        notes.append(f"skipped {count_of(record.skipped, 'bad line')}")
+    if record.unpaired:
+        notes.append(f"covers {segments}; {record.unpaired} unpaired")
+    return " [" + "; ".join(notes) + "]" if notes else ""
 
 
 def format_text(record: Record, ctx: Context) -> str:
-    score = f"{record.bleu.score:.{ctx.width}f}"
     if ctx.score_only:
-        return score + "\n"
+        return _scores_only(record, ctx)
+    prefix = f"{record.system}: " if ctx.named_systems and record.system is not None else ""
     if record.kind == "corpus":
-        signature = "|".join(f"{k}:{v}" for k, v in ctx.signature.items())
-        text = f"BLEU|{signature} = {score} {_verbose(record.bleu)}"
-        notes = []
-        segments = count_of(record.bleu.stats.segments, "segment")
-        if record.partial:
-            notes.append(f"PARTIAL: input interrupted after {segments}")
-        if record.skipped:
-            notes.append(f"skipped {count_of(record.skipped, 'bad line')}")
-        if record.unpaired:
-            notes.append(f"covers {segments}; {record.unpaired} unpaired")
-        if notes:
-            text += " [" + "; ".join(notes) + "]"
-        return text + "\n"
+        notes = _notes(record)
+        lines = []
+        for spec, signature, score in zip(ctx.specs, ctx.signatures, record.scores):
+            text = (
+                f"{prefix}{spec.label}|{format_signature(signature)} = {score.score:.{ctx.width}f}"
+            )
+            detail = spec.metric.verbose(score, spec.settings)
+            lines.append(text + (f" {detail}" if detail else "") + notes + "\n")
+        return "".join(lines)
     where = record.id if record.id is not None else record.line
-    return (
-        f"{record.kind:<7} {where!s:>7}  BLEU = {score:>{ctx.width + 4}} {_verbose(record.bleu)}\n"
-    )
+    parts = []
+    for spec, score in zip(ctx.specs, record.scores):
+        part = f"{spec.label} = {score.score:>{ctx.width + 4}.{ctx.width}f}"
+        detail = spec.metric.verbose(score, spec.settings)
+        parts.append(part + (f" {detail}" if detail else ""))
+    return f"{prefix}{record.kind:<7} {where!s:>7}  " + "  ".join(parts) + "\n"
 
 
 # ----------------------------------------------------------------------------
@@ -106,21 +115,20 @@ def format_text(record: Record, ctx: Context) -> str:
 # ----------------------------------------------------------------------------
 
 
-def tsv_columns(max_order: int) -> list[str]:
-    """The TSV header, in order."""
-    orders = range(1, max_order + 1)
+def tsv_columns(ctx: Context) -> list[str]:
+    """The TSV header, in order: fixed by the metrics and their settings."""
+    metric_columns = [
+        column
+        for spec in ctx.specs
+        for column, _ in spec.metric.tsv_fields(spec.score(spec.zero()), spec.settings)
+    ]
+    system = ["system"] if ctx.named_systems else []
     return [
         "kind",
+        *system,
         "line",
         "id",
-        "bleu",
-        *(f"p{n}" for n in orders),
-        "bp",
-        "ratio",
-        "hyp_len",
-        "ref_len",
-        *(f"m{n}" for n in orders),
-        *(f"t{n}" for n in orders),
+        *metric_columns,
         "segments",
         "skipped",
         "unpaired",
@@ -129,26 +137,23 @@ def tsv_columns(max_order: int) -> list[str]:
 
 
 def format_tsv_header(ctx: Context) -> str:
-    return "\t".join(tsv_columns(ctx.max_order)) + "\n"
+    return "\t".join(tsv_columns(ctx)) + "\n"
 
 
 def format_tsv(record: Record, ctx: Context) -> str:
     if ctx.score_only:
-        return f"{record.bleu.score:.{ctx.width}f}\n"
-    bleu, stats = record.bleu, record.bleu.stats
+        return _scores_only(record, ctx)
+    system = [_tsv_safe(record.system or "")] if ctx.named_systems else []
     row = [
         record.kind,
+        *system,
         "" if record.line is None else str(record.line),
         "" if record.id is None else _tsv_safe(record.id),
-        repr(bleu.score),
-        *(repr(p) for p in bleu.precisions),
-        repr(bleu.bp),
-        repr(float(bleu.ratio)),
-        str(stats.hyp_len),
-        str(stats.ref_len),
-        *(str(m) for m in stats.matches),
-        *(str(t) for t in stats.totals),
-        str(stats.segments),
+    ]
+    for spec, score in zip(ctx.specs, record.scores):
+        row += [value for _, value in spec.metric.tsv_fields(score, spec.settings)]
+    row += [
+        str(record.segments),
         str(record.skipped),
         "" if record.unpaired is None else str(record.unpaired),
         "1" if record.partial else "0",
@@ -165,38 +170,39 @@ def _tsv_safe(text: str) -> str:
 # ----------------------------------------------------------------------------
 
 
-def record_dict(record: Record, ctx: Context) -> dict[str, Any]:
-    """The JSON object of a record (also the source of truth for the schema)."""
-    bleu = record.bleu
-    data: dict[str, Any] = {"type": record.kind}
-    if record.line is not None:
-        data["line"] = record.line
-    if record.id is not None:
-        data["id"] = record.id
-    data.update(
-        {
-            "score": bleu.score,
-            "precisions": list(bleu.precisions),
-            "bp": bleu.bp,
-            "ratio": float(bleu.ratio),
-        }
-    )
-    data.update(_counts(record))
-    if record.kind == "corpus":
-        data["name"] = "BLEU"
-        data["signature"] = "|".join(f"{k}:{v}" for k, v in ctx.signature.items())
-        data.update(ctx.signature)
-        data["partial"] = record.partial
-        data["skipped"] = record.skipped
-        if record.unpaired is not None:
-            data["unpaired"] = record.unpaired
-    return data
+def record_dicts(record: Record, ctx: Context) -> list[dict[str, Any]]:
+    """The JSON objects of a record, one per metric (the source of truth for the schema)."""
+    out = []
+    for spec, signature, score in zip(ctx.specs, ctx.signatures, record.scores):
+        data: dict[str, Any] = {"type": record.kind}
+        if ctx.named_systems and record.system is not None:
+            data["system"] = record.system
+        if record.line is not None:
+            data["line"] = record.line
+        if record.id is not None:
+            data["id"] = record.id
+        data["metric"] = spec.label
+        data["score"] = score.score
+        data.update(spec.metric.json_fields(score, spec.settings))
+        data["segments"] = record.segments
+        if record.kind == "corpus":
+            data["name"] = spec.label
+            data["signature"] = format_signature(signature)
+            data.update(signature)
+            data["partial"] = record.partial
+            data["skipped"] = record.skipped
+            if record.unpaired is not None:
+                data["unpaired"] = record.unpaired
+        out.append(data)
+    return out
 
 
 def format_json(record: Record, ctx: Context) -> str:
     if ctx.score_only:
-        return f"{record.bleu.score:.{ctx.width}f}\n"
-    return json.dumps(record_dict(record, ctx), ensure_ascii=False) + "\n"
+        return _scores_only(record, ctx)
+    return "".join(
+        json.dumps(data, ensure_ascii=False) + "\n" for data in record_dicts(record, ctx)
+    )
 
 
 Formatter = Callable[[Record, Context], str]

@@ -1,69 +1,98 @@
-"""From text to statistics: preprocess, tokenize, count, accumulate.
+"""From text to statistics: segments in, running sums of every metric's statistics out.
 
-``segment_counter`` turns settings into a function from one hypothesis and
-its references (plain strings) to that segment's ``Stats``, doing what
-SacreBLEU does to a segment: lowercase if asked, strip trailing white
-space, tokenize, count.  ``StreamScorer`` keeps the running total.
+A ``Scorer`` scores one or more systems against the same references with
+one or more metrics.  Each segment's references are prepared once per
+metric (tokenized, their n-grams counted) and shared by every system; each
+system's hypothesis is then counted against them, and the segment's rows
+are added into that system's running ``Totals``.  Nothing per segment is
+kept: memory stays flat however long the stream runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from bleustream.bleu import BleuScore, Settings, compute_bleu
-from bleustream.ngrams import segment_stats
-from bleustream.stats import Stats
-from bleustream.tokenizers import TOKENIZERS
-
-SegmentCounter = Callable[[str, Sequence[str]], Stats]
+from bleustream.metric import Row, add_rows
+from bleustream.metrics import Spec
 
 
-def segment_counter(settings: Settings) -> SegmentCounter:
-    """A function scoring one segment into its sufficient statistics."""
-    tokenize = TOKENIZERS[settings.tokenize]
-    max_order = settings.max_order
+@dataclass(frozen=True)
+class Totals:
+    """Summed statistics of some segments: one row per metric, and their number.
 
-    if settings.lowercase:
+    Totals add (``a + b``), so shards of a corpus, or the work of several
+    processes, merge into the statistics of the whole.
+    """
 
-        def prepare(text: str) -> list[str]:
-            return tokenize(text.lower().rstrip())
+    rows: tuple[Row, ...]
+    segments: int = 0
 
-    else:
+    def __add__(self, other: Totals) -> Totals:
+        if not isinstance(other, Totals):
+            return NotImplemented
+        if len(self.rows) != len(other.rows) or any(
+            len(a) != len(b) for a, b in zip(self.rows, other.rows)
+        ):
+            raise ValueError("cannot add statistics of different metrics or settings")
+        return Totals(
+            tuple(add_rows(a, b) for a, b in zip(self.rows, other.rows)),
+            self.segments + other.segments,
+        )
 
-        def prepare(text: str) -> list[str]:
-            return tokenize(text.rstrip())
 
-    def count(hyp: str, refs: Sequence[str]) -> Stats:
+def zero_totals(specs: Sequence[Spec]) -> Totals:
+    """The statistics of no segments."""
+    return Totals(tuple(spec.zero() for spec in specs), 0)
+
+
+class Scorer:
+    """Scores segments one at a time, keeping only each system's running sums."""
+
+    def __init__(self, specs: Sequence[Spec], systems: int = 1) -> None:
+        if not specs:
+            raise ValueError("a scorer needs at least one metric")
+        if systems < 1:
+            raise ValueError("a scorer needs at least one system")
+        self.specs = tuple(specs)
+        self._prepare = [spec.metric.prepare_refs(spec.settings) for spec in self.specs]
+        self._count = [spec.metric.count(spec.settings) for spec in self.specs]
+        self.totals: tuple[Totals, ...] = tuple(zero_totals(self.specs) for _ in range(systems))
+
+    @property
+    def systems(self) -> int:
+        return len(self.totals)
+
+    @property
+    def segments(self) -> int:
+        """Segments added so far (the same for every system)."""
+        return self.totals[0].segments
+
+    def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
+        """Adds one segment: each system's hypothesis against the shared references.
+
+        Returns the segment's rows, per system and then per metric.
+        """
+        if len(hyps) != len(self.totals):
+            raise ValueError(f"expected {len(self.totals)} hypotheses, got {len(hyps)}")
         if not refs:
             raise ValueError("a segment needs at least one reference")
-        return segment_stats(prepare(hyp), [prepare(ref) for ref in refs], max_order)
+        prepared = [prepare(refs) for prepare in self._prepare]
+        rows = [tuple([count(hyp, p) for count, p in zip(self._count, prepared)]) for hyp in hyps]
+        # One rebinding (not in-place updates) keeps the totals whole if a
+        # signal handler raises mid-update: they hold the segment entirely
+        # or not at all.
+        self.totals = tuple(
+            Totals(tuple(add_rows(t, r) for t, r in zip(total.rows, row)), total.segments + 1)
+            for total, row in zip(self.totals, rows)
+        )
+        return rows
 
-    return count
+    def scores(self, system: int = 0) -> list[Any]:
+        """Each metric's score of everything a system has had so far."""
+        return [spec.score(row) for spec, row in zip(self.specs, self.totals[system].rows)]
 
-
-def sentence_settings(settings: Settings) -> Settings:
-    """Settings for sentence-level BLEU: effective order on, as in SacreBLEU."""
-    return replace(settings, effective_order=True)
-
-
-class StreamScorer:
-    """Scores segments one at a time, keeping only their running sum."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.total = Stats.zero(settings.max_order)
-        self._count = segment_counter(settings)
-
-    def add(self, hyp: str, refs: Sequence[str]) -> Stats:
-        """Adds one segment to the running total and returns its statistics."""
-        stats = self._count(hyp, refs)
-        # Rebinding (not +=) keeps the total whole if a signal handler
-        # raises mid-update: it holds the segment entirely or not at all.
-        self.total = self.total + stats
-        return stats
-
-    def score(self) -> BleuScore:
-        """Corpus BLEU of everything added so far."""
-        return compute_bleu(self.total, self.settings)
+    def sentence_scores(self, rows: Sequence[Row]) -> list[Any]:
+        """Each metric's sentence score of one segment's rows (one system)."""
+        return [spec.sentence_score(row) for spec, row in zip(self.specs, rows)]

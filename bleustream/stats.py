@@ -10,6 +10,7 @@ place for the running accumulator.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,16 @@ class Stats:
             totals[i] += t
         self.segments += other.segments
         return self
+
+    def row(self) -> tuple[int, ...]:
+        """SacreBLEU's per-segment layout: ``(hyp_len, ref_len, *matches, *totals)``."""
+        return (self.hyp_len, self.ref_len, *self.matches, *self.totals)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], segments: int = 0) -> Stats:
+        """The statistics of a row in SacreBLEU's layout (see ``row``)."""
+        order = (len(row) - 2) // 2
+        return cls(row[0], row[1], list(row[2 : 2 + order]), list(row[2 + order :]), segments)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping; ``Stats.from_dict`` reads it back."""

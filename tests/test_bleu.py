@@ -13,11 +13,23 @@ import pytest
 import sacrebleu
 
 import bleustream
-from bleustream.bleu import Settings, compute_bleu, format_signature, signature_fields
+from bleustream.bleu import (
+    Settings,
+    compute_bleu,
+    format_signature,
+    sentence_settings,
+    signature_fields,
+)
 from bleustream.ngrams import closest_ref_len, segment_stats
-from bleustream.scorer import StreamScorer, segment_counter, sentence_settings
 from bleustream.stats import Stats
-from tests.oracle import SMOOTHINGS, oracle_bleu, score_mismatches, smoothing_id
+from tests.oracle import (
+    SMOOTHINGS,
+    BleuStream,
+    oracle_bleu,
+    score_mismatches,
+    segment_counter,
+    smoothing_id,
+)
 
 NONE_TOK = Settings(tokenize="none", smooth_method="none")
 
@@ -163,7 +175,7 @@ def test_closest_ref_len(hyp_len: int, ref_lens: list[int], expected: int) -> No
 
 def test_tie_through_the_scorer_and_brevity_penalty() -> None:
     """hyp "a b c d e" (5), refs of 4 and 6 tokens: r = 4 < c = 5, so BP = 1."""
-    scorer = StreamScorer(Settings(tokenize="13a"))
+    scorer = BleuStream(Settings(tokenize="13a"))
     stats = scorer.add("a b c d e", ["a b c d", "a b c d e f"])
     assert (stats.hyp_len, stats.ref_len) == (5, 4)
     assert scorer.score().bp == 1.0
@@ -301,8 +313,8 @@ def test_merging_shards_equals_whole_corpus() -> None:
 
     hyps, streams = Adversary(11).corpus(300, 2)
     settings = Settings(tokenize="13a")
-    whole = StreamScorer(settings)
-    shards = [StreamScorer(settings) for _ in range(3)]
+    whole = BleuStream(settings)
+    shards = [BleuStream(settings) for _ in range(3)]
     for i, hyp in enumerate(hyps):
         refs = [s[i] for s in streams]
         whole.add(hyp, refs)

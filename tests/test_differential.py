@@ -1,6 +1,6 @@
 """bleustream against SacreBLEU end to end: generated corpora and the real data sets.
 
-Per-segment statistics come from ``StreamScorer.add`` (i.e. ``segment_counter``)
+Per-segment statistics come from ``BleuStream.add`` (i.e. ``segment_counter``)
 and are compared with SacreBLEU's ``_extract_corpus_statistics``; corpus
 scores with SacreBLEU's ``corpus_score`` (or, for the variants that only
 change the final arithmetic, with SacreBLEU's own aggregation of its own
@@ -20,17 +20,18 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU, BLEUScore
 from sacrebleu.utils import sum_of_lists
 
-from bleustream.bleu import Settings, compute_bleu
-from bleustream.scorer import StreamScorer, segment_counter, sentence_settings
+from bleustream.bleu import Settings, compute_bleu, sentence_settings
 from bleustream.stats import Stats
 from tests.adversarial import Adversary
 from tests.conftest import RealSet, RealSystem, read_refs, read_segments
 from tests.oracle import (
     SMOOTHINGS,
     TOKENIZER_NAMES,
+    BleuStream,
     oracle_bleu,
     oracle_row,
     score_mismatches,
+    segment_counter,
     smoothing_id,
 )
 
@@ -43,9 +44,9 @@ Corpus = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 
 def run_scorer(
     settings: Settings, hyps: Sequence[str], streams: Sequence[Sequence[str]]
-) -> tuple[StreamScorer, list[Stats]]:
-    """Feeds a corpus through StreamScorer; returns it and the per-segment statistics."""
-    scorer = StreamScorer(settings)
+) -> tuple[BleuStream, list[Stats]]:
+    """Feeds a corpus through BleuStream; returns it and the per-segment statistics."""
+    scorer = BleuStream(settings)
     per_segment = [scorer.add(hyp, [s[i] for s in streams]) for i, hyp in enumerate(hyps)]
     return scorer, per_segment
 
@@ -159,7 +160,7 @@ def test_generated_corpus(tokenize: str, lowercase: bool, corpus: tuple[int, int
 
 @pytest.mark.parametrize("settings", variants(Settings("13a", lowercase=True)), ids=settings_id)
 def test_generated_stream_scorer_score(settings: Settings) -> None:
-    """StreamScorer(settings).score() itself, per variant, against SacreBLEU's corpus_score."""
+    """BleuStream(settings).score() itself, per variant, against SacreBLEU's corpus_score."""
     hyps, streams = generated_corpus(4, 4)
     scorer, _ = run_scorer(settings, hyps, streams)
     theirs = oracle_bleu(settings).corpus_score(list(hyps), [list(s) for s in streams])

@@ -1,9 +1,10 @@
-"""StreamScorer's memory does not grow with the input.
+"""The scorer's memory does not grow with the input, for every metric.
 
 The peak traced allocation while feeding 50,000 distinct segments must stay
 within the peak for 2,000 (times 1.5, plus a small constant for the longest
 segment seen).  Segments are generated lazily, one at a time, so that the
-test measures the scorer, not the corpus.
+test measures the scorer, not the corpus.  Each registered metric is
+measured alone, and all of them together.
 """
 
 # ruff: noqa: RUF001, RUF100  (look-alike characters are the point of this test data)
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
-from collections.abc import Iterator
-from typing import Callable
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable
 
-from bleustream.bleu import Settings
-from bleustream.scorer import StreamScorer
-from bleustream.stats import Stats
+import pytest
+
+from bleustream.metric import Row
+from bleustream.metrics import METRICS, Spec
+from bleustream.scorer import Scorer
 from tests.adversarial import distinct_segments
 
 # Builds every piece of lazily built tokenizer state before the measurement
@@ -25,53 +28,72 @@ from tests.adversarial import distinct_segments
 WARM_UP = "1, a. $ x-1 &amp; 中 𐀀 𝟘. «b» 2.5"
 SLACK = 64 * 1024  # bytes: room for a longer segment than any in the short run
 
-ScorerFactory = Callable[[Settings], StreamScorer]
+ScorerFactory = Callable[[Sequence[Spec]], Scorer]
 
 
-def traced_peak(make: ScorerFactory, tokenize: str, n: int) -> int:
+def default_spec(name: str, **changes: Any) -> Spec:
+    """A metric with its built-in default settings (and ``changes``)."""
+    metric = METRICS[name]
+    options = {option.dest: option.default for option in metric.OPTIONS}
+    options.update(changes)
+    return Spec(metric, metric.settings_from(options))
+
+
+def traced_peak(make: ScorerFactory, specs: Sequence[Spec], n: int) -> int:
     """Peak traced memory (bytes above the start) while scoring ``n`` segments."""
-    scorer = make(Settings(tokenize))
-    scorer.add(WARM_UP, [WARM_UP])
+    scorer = make(specs)
+    scorer.add((WARM_UP,), [WARM_UP])
     segments: Iterator[tuple[str, list[str]]] = distinct_segments(n, seed=3)
     first = next(segments)  # the generator's fixed pool is built outside the measurement
     gc.collect()
     tracemalloc.start()
     try:
         base, _ = tracemalloc.get_traced_memory()
-        scorer.add(*first)
+        scorer.add((first[0],), first[1])
         for hyp, refs in segments:
-            scorer.add(hyp, refs)
-        scorer.score()
+            scorer.add((hyp,), refs)
+        scorer.scores()
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert scorer.total.segments == n + 1
+    assert scorer.segments == n + 1
     return peak - base
 
 
-def test_peak_memory_does_not_grow() -> None:
-    peak_short = traced_peak(StreamScorer, "13a", 2_000)
-    peak_long = traced_peak(StreamScorer, "13a", 50_000)
+SPEC_SETS = {
+    **{name: (lambda name=name: [default_spec(name)]) for name in METRICS},
+    "all": lambda: [default_spec(name) for name in METRICS],
+}
+
+
+@pytest.mark.parametrize("which", list(SPEC_SETS))
+def test_peak_memory_does_not_grow(which: str) -> None:
+    specs = SPEC_SETS[which]()
+    # TER's edit distance is quadratic in segment length: fewer segments.
+    short, long = (500, 10_000) if "ter" in METRICS and which in ("ter", "all") else (2_000, 50_000)
+    peak_short = traced_peak(Scorer, specs, short)
+    peak_long = traced_peak(Scorer, specs, long)
     assert peak_long < peak_short * 1.5 + SLACK, (peak_short, peak_long)
 
 
-class _HoardingScorer(StreamScorer):
+class _HoardingScorer(Scorer):
     """A scorer that keeps every segment's statistics: what the test must catch."""
 
-    def __init__(self, settings: Settings) -> None:
-        super().__init__(settings)
-        self.kept: list[Stats] = []
+    def __init__(self, specs: Sequence[Spec]) -> None:
+        super().__init__(specs)
+        self.kept: list[list[tuple[Row, ...]]] = []
 
-    def add(self, hyp: str, refs: list[str]) -> Stats:  # type: ignore[override]
-        stats = super().add(hyp, refs)
-        self.kept.append(stats)
-        return stats
+    def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
+        rows = super().add(hyps, refs)
+        self.kept.append(rows)
+        return rows
 
 
 def test_the_measurement_catches_growth() -> None:
     """The same measurement fails a scorer whose memory grows with the input."""
-    peak_short = traced_peak(_HoardingScorer, "none", 500)
-    peak_long = traced_peak(_HoardingScorer, "none", 5_000)
+    specs = [default_spec("bleu", tokenize="none")]
+    peak_short = traced_peak(_HoardingScorer, specs, 500)
+    peak_long = traced_peak(_HoardingScorer, specs, 5_000)
     assert not peak_long < peak_short * 1.5 + SLACK, (peak_short, peak_long)
 
 

@@ -1,0 +1,99 @@
+"""What every metric module provides: the small surface the rest is built on.
+
+A metric is a plain module (``bleustream.bleu``, ``bleustream.chrf``,
+``bleustream.ter``) registered by name in ``bleustream.metrics.METRICS``.
+Nothing outside a metric's own module tests a metric's name: the command
+line, the config file, the record loop and the formats learn everything from
+the attributes below.
+
+Statistics are flat tuples of numbers in SacreBLEU's per-segment layout
+(``Row``).  Rows add element by element, in input order, as SacreBLEU sums
+them, so a running total is bit-identical to SacreBLEU's corpus statistics;
+shards, workers and resamples add the same way.
+
+The surface (``M`` is the module, ``S`` its ``Settings``):
+
+* ``NAME``: the registry key and ``-m`` name (``"bleu"``);
+* ``OPTIONS``: the command line options (and so config keys) of the metric;
+* ``settings_from(options) -> S``: the settings from resolved options, by
+  dest; raises ``UsageError`` for options that do not fit together;
+* ``SCORE_ONLY``: the fields of ``S`` that change the score but not the
+  statistics (they may differ between shards that are merged);
+* ``label(S) -> str``: SacreBLEU's name of the metric (``"chrF2++"``);
+* ``row_size(S) -> int``: the length of a row;
+* ``prepare_refs(S) -> (refs -> R)``: reference work done once per segment
+  and shared by every system scored against it (tokens, n-gram counts);
+* ``count(S) -> (hyp, R -> Row)``: one hypothesis against its prepared
+  references, to its statistics;
+* ``score(Row, S) -> Score``: corpus score of summed statistics, pure;
+* ``sentence_score(Row, S) -> Score``: the score of one segment, as
+  SacreBLEU's ``sentence_score`` computes it (BLEU turns on effective order);
+* ``signature(S, nrefs) -> dict[str, str]``: SacreBLEU's signature fields in
+  its order, ``version`` last;
+* ``json_fields(Score, S) -> dict``: what a JSON record holds besides
+  ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
+  such as BLEU's precisions);
+* ``tsv_fields(Score, S) -> list[tuple[str, str]]``: the TSV columns of a
+  record, (column, value), the columns fixed by the settings;
+* ``verbose(Score, S) -> str``: detail after the score on a text line
+  (empty when SacreBLEU prints none);
+* ``score_rows(array, S) -> array``: scores of many summed rows at once
+  (numpy, for resampling), with SacreBLEU's float32 arithmetic.
+
+A score object has at least ``score`` (a float) and ``row`` (the statistics
+it was computed from).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
+
+
+def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
+    """Element-wise sum of two rows of the same metric."""
+    return tuple([x + y for x, y in zip(a, b)])
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command line option of a metric; its long name is also its config key.
+
+    ``flags`` and ``kwargs`` go to ``argparse.add_argument`` as they are
+    (``kwargs`` must not hold a default: built-in defaults live in
+    ``default``, so that a config file can tell an option given from one
+    left out).
+    """
+
+    flags: tuple[str, ...]
+    dest: str
+    default: Any
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Score(Protocol):
+    score: float
+    row: Row
+
+
+class Metric(Protocol):
+    """The attributes of a metric module (see the module docstring)."""
+
+    NAME: str
+    OPTIONS: tuple[Option, ...]
+    SCORE_ONLY: frozenset[str]
+
+    settings_from: Callable[[Mapping[str, Any]], Any]
+    label: Callable[[Any], str]
+    row_size: Callable[[Any], int]
+    prepare_refs: Callable[[Any], Callable[[Sequence[str]], Any]]
+    count: Callable[[Any], Callable[[str, Any], Row]]
+    score: Callable[[Sequence[Any], Any], Any]
+    sentence_score: Callable[[Sequence[Any], Any], Any]
+    signature: Callable[[Any, int | str], dict[str, str]]
+    json_fields: Callable[[Any, Any], dict[str, Any]]
+    tsv_fields: Callable[[Any, Any], list[tuple[str, str]]]
+    verbose: Callable[[Any, Any], str]

@@ -1,0 +1,66 @@
+"""The metric registry: names to metric modules, and settings chosen per run.
+
+``METRICS`` maps the name used with ``-m`` (and in config files) to the
+module that implements it; everything else asks the registry, so adding a
+metric is adding its module and one entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bleustream import bleu
+from bleustream.metric import Metric, Option, Row
+
+METRICS: dict[str, Metric] = {
+    bleu.NAME: bleu,  # type: ignore[dict-item]
+}
+
+DEFAULT_METRICS = ("bleu",)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One metric with the settings it runs with."""
+
+    metric: Metric
+    settings: Any
+
+    @property
+    def name(self) -> str:
+        return self.metric.NAME
+
+    @property
+    def label(self) -> str:
+        return self.metric.label(self.settings)
+
+    def zero(self) -> Row:
+        """The statistics of no segments."""
+        return (0,) * self.metric.row_size(self.settings)
+
+    def score(self, row: Sequence[Any]) -> Any:
+        return self.metric.score(row, self.settings)
+
+    def sentence_score(self, row: Sequence[Any]) -> Any:
+        return self.metric.sentence_score(row, self.settings)
+
+    def signature(self, nrefs: int | str) -> dict[str, str]:
+        return self.metric.signature(self.settings, nrefs)
+
+
+def all_options() -> Iterator[tuple[Metric, Option]]:
+    """Every metric's options, metric by metric in registry order."""
+    for metric in METRICS.values():
+        for option in metric.OPTIONS:
+            yield metric, option
+
+
+def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, ...]:
+    """The metrics named, in the order given (each once), with their settings."""
+    seen: list[str] = []
+    for name in names:
+        if name not in seen:
+            seen.append(name)
+    return tuple(Spec(METRICS[name], METRICS[name].settings_from(options)) for name in seen)

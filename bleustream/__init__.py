@@ -1,3 +1,42 @@
-"""bleustream: a streaming BLEU scorer whose numbers are SacreBLEU's."""
+"""bleustream: streaming MT evaluation whose numbers are SacreBLEU's.
 
-__version__ = "0.1.0"
+The command line is ``bleustream``; from Python, the same scorer::
+
+    import bleustream
+    bleustream.corpus_bleu(hyps, [refs]).score
+    scorer = bleustream.Scorer([bleustream.spec("bleu"), bleustream.spec("chrf")])
+    scorer.update(hyps, [refs])
+    scorer.score()
+"""
+
+__version__ = "0.2.0"
+
+# The version comes first: the modules below read it.
+from bleustream.api import (
+    Score,
+    Scorer,
+    Totals,
+    corpus_bleu,
+    corpus_chrf,
+    corpus_ter,
+    scores,
+    sentence_bleu,
+    sentence_chrf,
+    sentence_ter,
+    spec,
+)
+
+__all__ = [
+    "Score",
+    "Scorer",
+    "Totals",
+    "__version__",
+    "corpus_bleu",
+    "corpus_chrf",
+    "corpus_ter",
+    "scores",
+    "sentence_bleu",
+    "sentence_chrf",
+    "sentence_ter",
+    "spec",
+]

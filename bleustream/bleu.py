@@ -223,6 +223,7 @@ OPTIONS = (
             "metavar": "N",
             "help": f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
         },
+        field="max_order",
     ),
     Option(
         ("--effective-order",),

@@ -21,6 +21,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.config import (
     FROM_COMMAND_LINE,
+    FROM_DEFAULT,
     Config,
     build_schema,
     find_config,
@@ -88,6 +89,7 @@ DEFAULTS: dict[str, Any] = {
     "fairseq_hyp": "D",
     "keyed_refs": None,
     "allow_unpaired": False,
+    "systems": 1,
 }
 DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 
@@ -97,6 +99,7 @@ MAX_WIDTH = 30
 
 _non_negative_int = whole_number(0)
 _width = whole_number(0, MAX_WIDTH)
+_systems = whole_number(1, 10_000)
 
 
 def _to_stderr(text: str) -> None:
@@ -151,8 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
         "-i",
         "--input",
         metavar="FILE",
-        default="-",
-        help="read hypotheses (or paste lines) from FILE instead of stdin",
+        nargs="+",
+        default=["-"],
+        help="read hypotheses (or paste lines) from FILE instead of stdin; with REF "
+        "files, several FILEs are several systems scored against the same references "
+        "(the first is the baseline)",
     )
     add(
         "-m",
@@ -225,11 +231,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inp.add_argument(
         "--input-format",
-        choices=INPUT_FORMATS,
+        choices=(*INPUT_FORMATS, "stats"),
         help="paste: hyp<TAB>ref lines, or hypotheses read in lockstep with REF files "
         "(default); fairseq: fairseq-generate or fairseq-interactive output; nbest: Moses/Marian "
         "n-best lists; keyed: id<TAB>text lines. Log formats pair hypotheses with "
-        "references by id, in any order (ids index REF files from 0)",
+        "references by id, in any order (ids index REF files from 0). stats: records "
+        "written by -f stats, from the operands (shards, added up in turn) or stdin",
+    )
+    inp.add_argument(
+        "--systems",
+        type=_systems,
+        metavar="N",
+        help="paste input: the first N fields of each line are hypotheses of N systems, "
+        "the rest references (default: 1)",
     )
     inp.add_argument(
         "--fairseq-hyp",
@@ -326,7 +340,9 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     return RunOptions(
         specs=specs,
         refs=tuple(options["refs"]),
-        input=options["input"],
+        inputs=tuple(options["input"]),
+        systems=options["systems"],
+        scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
         score_only=options["score_only"],
@@ -342,6 +358,16 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     )
 
 
+def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Score-only settings given (not defaults), by metric: merged statistics take them."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for metric, option in all_options():
+        field = option.settings_field
+        if field in metric.SCORE_ONLY and options["origins"].get(option.dest) != FROM_DEFAULT:
+            overrides.setdefault(metric.NAME, {})[field] = options[option.dest]
+    return overrides
+
+
 def _show_dropped_values(options: dict[str, Any], specs: Sequence[Spec]) -> None:
     """Make --show-config show a config file's value that a metric dropped.
 
@@ -352,9 +378,9 @@ def _show_dropped_values(options: dict[str, Any], specs: Sequence[Spec]) -> None
     """
     for spec in specs:
         for option in spec.metric.OPTIONS:
-            if not hasattr(spec.settings, option.dest):
+            if not hasattr(spec.settings, option.settings_field):
                 continue
-            value = getattr(spec.settings, option.dest)
+            value = getattr(spec.settings, option.settings_field)
             if value != options[option.dest]:
                 options[option.dest] = value
                 options["origins"][option.dest] = FROM_COMMAND_LINE

@@ -15,6 +15,9 @@ JSON fields and TSV columns) comes from the metric module itself.
   shortest string that reads back as the same float).
 * ``json``: JSON Lines, one object per metric per record; floats at full
   precision.
+* ``stats``: JSON Lines, one object per record with every metric's raw
+  statistics and the settings that produced them (``bleustream.statsio``),
+  to be added up later with ``--input-format stats``.
 
 With ``score_only`` (``-b``) every format prints the scores alone, one
 number per metric per record, rounded to the width.
@@ -28,8 +31,9 @@ from typing import Any, Callable
 
 from bleustream.errors import count_of
 from bleustream.metrics import Spec
+from bleustream.statsio import record_object
 
-FORMATS = ("text", "tsv", "json")
+FORMATS = ("text", "tsv", "json", "stats")
 KINDS = ("segment", "running", "corpus")
 
 
@@ -42,7 +46,9 @@ class Record:
     segments: int  # segments the scores cover (1 for a segment record)
     line: int | None = None  # the input line that completed the record
     id: str | None = None  # the segment id, for keyed input
-    system: str | None = None  # the system's name, when there are several
+    # The system, when there are several: its file name, or its field
+    # number for paste input.
+    system: str | int | None = None
     partial: bool = False  # the input was interrupted before its end
     skipped: int = 0  # bad lines skipped so far
     # Log formats, corpus record: hypotheses and references left out of the
@@ -143,7 +149,7 @@ def format_tsv_header(ctx: Context) -> str:
 def format_tsv(record: Record, ctx: Context) -> str:
     if ctx.score_only:
         return _scores_only(record, ctx)
-    system = [_tsv_safe(record.system or "")] if ctx.named_systems else []
+    system = [_tsv_safe(str(record.system or ""))] if ctx.named_systems else []
     row = [
         record.kind,
         *system,
@@ -205,12 +211,44 @@ def format_json(record: Record, ctx: Context) -> str:
     )
 
 
+# ----------------------------------------------------------------------------
+# stats
+# ----------------------------------------------------------------------------
+
+
+def format_stats(record: Record, ctx: Context) -> str:
+    extra: dict[str, Any] = {}
+    if record.system is not None and ctx.named_systems:
+        extra["system"] = record.system
+    if record.line is not None:
+        extra["line"] = record.line
+    if record.id is not None:
+        extra["id"] = record.id
+    nrefs_text = ctx.signatures[0]["nrefs"]
+    nrefs: int | str = int(nrefs_text) if nrefs_text.isdigit() else nrefs_text
+    data = record_object(
+        record.kind,
+        ctx.specs,
+        tuple(score.row for score in record.scores),
+        record.segments,
+        nrefs,
+        extra,
+    )
+    if record.kind == "corpus":
+        data["partial"] = record.partial
+        data["skipped"] = record.skipped
+        if record.unpaired is not None:
+            data["unpaired"] = record.unpaired
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
 Formatter = Callable[[Record, Context], str]
 
 FORMATTERS: dict[str, Formatter] = {
     "text": format_text,
     "tsv": format_tsv,
     "json": format_json,
+    "stats": format_stats,
 }
 
 

@@ -14,6 +14,8 @@ shards, workers and resamples add the same way.
 The surface (``M`` is the module, ``S`` its ``Settings``):
 
 * ``NAME``: the registry key and ``-m`` name (``"bleu"``);
+* ``TITLE``: the name of its group of options in ``--help``;
+* ``Settings``: a frozen dataclass of everything that decides the score;
 * ``OPTIONS``: the command line options (and so config keys) of the metric;
 * ``settings_from(options) -> S``: the settings from resolved options, by
   dest; raises ``UsageError`` for options that do not fit together;
@@ -72,6 +74,14 @@ class Option:
     dest: str
     default: Any
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    # The field of the metric's Settings the option sets, when it has one
+    # (the dest, unless named): how merged statistics learn which
+    # score-only settings the command line changed.
+    field: str | None = None
+
+    @property
+    def settings_field(self) -> str:
+        return self.field or self.dest
 
 
 class Score(Protocol):
@@ -83,6 +93,8 @@ class Metric(Protocol):
     """The attributes of a metric module (see the module docstring)."""
 
     NAME: str
+    TITLE: str
+    Settings: Callable[..., Any]
     OPTIONS: tuple[Option, ...]
     SCORE_ONLY: frozenset[str]
 

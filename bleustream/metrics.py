@@ -49,6 +49,21 @@ class Spec:
     def signature(self, nrefs: int | str) -> dict[str, str]:
         return self.metric.signature(self.settings, nrefs)
 
+    def __reduce__(self) -> tuple[Any, tuple[str, Any]]:
+        # A module does not pickle; its registry name does, so a Spec
+        # travels to worker processes and cluster nodes by name.
+        return (spec_by_name, (self.name, self.settings))
+
+
+def spec_by_name(name: str, settings: Any) -> Spec:
+    """The Spec of a registered metric with ``settings``."""
+    return Spec(METRICS[name], settings)
+
+
+def default_options(name: str) -> dict[str, Any]:
+    """A metric's built-in option values, by dest."""
+    return {option.dest: option.default for option in METRICS[name].OPTIONS}
+
 
 def all_options() -> Iterator[tuple[Metric, Option]]:
     """Every metric's options, metric by metric in registry order."""

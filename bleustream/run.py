@@ -1,19 +1,24 @@
 """The record loop: segments in, records out.
 
-``run`` reads the segments its options name, scores them with every metric
-asked for, and writes each record as it completes: a segment's sentence
-scores (``sentence_level``), the corpus score so far (every ``every``
-segments), and the corpus score at the end.  It knows nothing of argparse
-or of the process: it is given typed options, the binary streams to use and
-a function to report problems with, and returns an exit status.
+``run`` reads what its options name, scores it with every metric asked for
+and writes each record as it completes: a segment's sentence scores
+(``sentence_level``), the corpus score so far (every ``every`` segments),
+and the corpus score at the end, for each system.  It knows nothing of
+argparse or of the process: it is given typed options, the binary streams
+to use and a function to report problems with, and returns an exit status.
+
+The flow is one way::
+
+    items (text segments, or statistics read back) -> rows (scored here or
+    by worker processes) -> running totals -> records -> output
 """
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Callable, NamedTuple
 
 from bleustream.errors import (
     EXIT_DATAERR,
@@ -21,12 +26,14 @@ from bleustream.errors import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
     BleustreamError,
+    InputError,
     Interrupted,
     UsageError,
     count_of,
 )
 from bleustream.formats import FORMATTERS, Context, Record, header
 from bleustream.logs import LOG_FORMATS, check_usage, log_segments
+from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.pairing import PairedSegments
 from bleustream.readers import (
@@ -40,8 +47,10 @@ from bleustream.readers import (
     paste_segments,
 )
 from bleustream.scorer import Scorer
+from bleustream.statsio import Chunk, Layout, read_stats, specs_of
 
 Report = Callable[[str], None]
+Rows = Sequence[Sequence[Row]]  # per system, per metric
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,7 @@ class RunOptions:
 
     specs: tuple[Spec, ...]
     refs: tuple[str, ...] = ()
-    input: str = "-"
+    inputs: tuple[str, ...] = ("-",)  # one per system (stats: shards)
     format: str = "text"
     width: int = 1
     score_only: bool = False
@@ -63,6 +72,26 @@ class RunOptions:
     fairseq_hyp: str = "D"
     keyed_refs: str | None = None
     allow_unpaired: bool = False
+    systems: int = 1  # paste input: hypotheses per line
+    # Merging statistics: by metric name, the score-only settings that the
+    # command line (or config file) sets over those the records carry.
+    scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def input(self) -> str:
+        return self.inputs[0]
+
+
+class Item(NamedTuple):
+    """One unit of input: a segment's text to score, or statistics read back."""
+
+    hyps: tuple[str, ...]  # one per system; empty for statistics
+    refs: Sequence[str]
+    rows: Rows | None  # statistics read back (per system, per metric)
+    segments: int  # segments covered (more than 1 for a corpus chunk)
+    line: int
+    id: str | None
+    is_segment: bool  # a segment record can be written for it
 
 
 class Output:
@@ -79,105 +108,255 @@ class Output:
             self._stream.flush()
 
 
-def open_segments(
-    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
-) -> tuple[Iterator[Segment], list[LineSource]]:
-    """The segment stream the options ask for, and the sources to close."""
+# ----------------------------------------------------------------------------
+# Inputs
+# ----------------------------------------------------------------------------
+
+
+def _open_all(
+    paths: Sequence[str], stdin: BinaryIO | None, options: RunOptions, policy: BadLinePolicy
+) -> list[LineSource]:
     encoding = check_encoding(options.encoding)
-    errors = options.encoding_errors
-    refs = list(options.refs)
-    if options.input == "-" and "-" in refs:
-        raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
-    if refs.count("-") > 1:
-        raise UsageError("stdin ('-') can be only one of the reference files")
-    input_format = options.input_format
-    keyed_refs = options.keyed_refs
-    check_usage(input_format, len(refs), keyed_refs)
-    if keyed_refs == "-" and options.input == "-":
-        raise UsageError("stdin cannot be both the hypotheses and --keyed-refs; use -i FILE")
     sources: list[LineSource] = []
     try:
-        hyps = open_source(options.input, stdin, encoding, errors, policy)
-        sources.append(hyps)
-        for path in refs:
-            sources.append(open_source(path, stdin, encoding, errors, policy))
-        if keyed_refs is not None:
-            sources.append(open_source(keyed_refs, stdin, encoding, errors, policy))
+        for path in paths:
+            sources.append(open_source(path, stdin, encoding, options.encoding_errors, policy))
     except BleustreamError:
         for source in sources:
             source.close()
         raise
-    if input_format in LOG_FORMATS:
-        keyed = sources[-1] if keyed_refs is not None else None
-        ref_sources = sources[1 : 1 + len(refs)]
-        segments = log_segments(input_format, hyps, ref_sources, policy, options.fairseq_hyp, keyed)
+    return sources
+
+
+def _check_stdin(options: RunOptions) -> None:
+    """Standard input can be read as one input only."""
+    hyps_from_stdin = "-" in options.inputs
+    if options.inputs.count("-") > 1:
+        raise UsageError("stdin ('-') can be only one of the systems")
+    if hyps_from_stdin and "-" in options.refs:
+        raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
+    if options.refs.count("-") > 1:
+        raise UsageError("stdin ('-') can be only one of the reference files")
+    if options.keyed_refs == "-" and hyps_from_stdin:
+        raise UsageError("stdin cannot be both the hypotheses and --keyed-refs; use -i FILE")
+
+
+def text_items(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> tuple[Iterator[Segment], list[LineSource]]:
+    """The text segments the options ask for, and the sources to close."""
+    _check_stdin(options)
+    refs = list(options.refs)
+    check_usage(options.input_format, len(refs), options.keyed_refs)
+    if len(options.inputs) > 1 and options.input_format in LOG_FORMATS:
+        raise UsageError(f"--input-format {options.input_format} reads one system")
+    paths = [*options.inputs, *refs]
+    if options.keyed_refs is not None:
+        paths.append(options.keyed_refs)
+    sources = _open_all(paths, stdin, options, policy)
+    nsys = len(options.inputs)
+    hyps, ref_sources = sources[:nsys], sources[nsys : nsys + len(refs)]
+    if options.input_format in LOG_FORMATS:
+        keyed = sources[-1] if options.keyed_refs is not None else None
+        segments = log_segments(
+            options.input_format, hyps[0], ref_sources, policy, options.fairseq_hyp, keyed
+        )
         return segments, sources
     if not refs:
-        return paste_segments(hyps, policy), sources
-    return lockstep_segments(hyps, sources[1:]), sources
+        if nsys > 1:
+            raise UsageError("several -i files need REF files; paste input takes --systems N")
+        return paste_segments(hyps[0], policy), sources
+    if options.systems > 1:
+        raise UsageError("--systems N is for paste input; with REF files give -i FILE per system")
+    return lockstep_segments(hyps[0], ref_sources), sources
+
+
+def _items_of_segments(
+    segments: Iterator[Segment], options: RunOptions, sources: list[LineSource]
+) -> Iterator[Item]:
+    """Items of text segments, with every system's hypothesis."""
+    others = sources[1 : len(options.inputs)]
+    if others:
+        for segment, more in _other_systems(segments, sources[0], others):
+            hyps = (segment.hyp, *more)
+            yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True)
+        return
+    n = options.systems
+    for segment in segments:
+        if n == 1:
+            yield Item((segment.hyp,), segment.refs, None, 1, segment.line, segment.id, True)
+            continue
+        if len(segment.refs) < n:
+            raise InputError(
+                f"--systems {n}: expected {n} hypotheses and at least one reference, "
+                f"found {len(segment.refs) + 1} tab-separated fields",
+                sources[0].name,
+                segment.line,
+            )
+        hyps = (segment.hyp, *segment.refs[: n - 1])
+        yield Item(hyps, segment.refs[n - 1 :], None, 1, segment.line, segment.id, True)
+
+
+def _other_systems(
+    segments: Iterator[Segment], first: LineSource, others: list[LineSource]
+) -> Iterator[tuple[Segment, list[str]]]:
+    """Each segment of the first system with the same line of every other system.
+
+    The other systems are read in step with the first (a segment skipped
+    for a bad line skips that line of every system); a system with a bad
+    line at a kept segment, or of another length, is an error.
+    """
+    for segment in segments:
+        more = []
+        for source in others:
+            text: str | None = None
+            while source.line < segment.line:
+                try:
+                    text = next(source)
+                except StopIteration:
+                    raise InputError(
+                        f"system file ended after line {source.line}, but {first.name} "
+                        f"has a line {segment.line}",
+                        source.name,
+                    ) from None
+            if text is None:
+                raise InputError("cannot score this line of a system", source.name, source.line)
+            more.append(text.rstrip())
+        yield segment, more
+    for source in others:
+        for _ in source:
+            raise InputError(
+                f"system file has more lines than {first.name} (which ended after "
+                f"line {first.line})",
+                source.name,
+                source.line,
+            )
+
+
+def stats_items(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> tuple[Iterator[Chunk | Layout], list[LineSource]]:
+    """Statistics read back from stats records: the shards, one after another."""
+    _check_stdin(options)
+    paths = [*options.refs] or list(options.inputs)
+    if options.refs and options.inputs != ("-",):
+        raise UsageError(
+            "with --input-format stats, give the shards either as operands or with -i, not both"
+        )
+    sources = _open_all(paths, stdin, options, policy)
+
+    def chunks() -> Iterator[Chunk | Layout]:
+        layout: Layout | None = None
+        for source in sources:
+            for chunk in read_stats(source, layout):
+                if isinstance(chunk, Layout):
+                    layout = chunk
+                yield chunk
+
+    return chunks(), sources
 
 
 def input_name(options: RunOptions) -> str:
     return STDIN_NAME if options.input == "-" else options.input
 
 
+# ----------------------------------------------------------------------------
+# The loop
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """What the loop knows so far, for the records it writes."""
+
+    specs: tuple[Spec, ...]
+    nrefs: int | str | None
+    partial: bool = False
+
+
 def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report) -> int:
     """Score the input the options name; returns the exit status."""
-    specs = options.specs
     policy = BadLinePolicy(options.skip_bad_lines, report)
     fmt = options.format
     formatter = FORMATTERS[fmt]
-    sentence_level = options.sentence_level
-    every = options.every
-    scorer = Scorer(specs)
     out = Output(stdout)
-    nrefs: int | None = len(options.refs) or None
+    state = _State(options.specs, len(options.refs) or None)
+    reading_stats = options.input_format == "stats"
+    if reading_stats:
+        state.nrefs = None
+    scorer = Scorer(state.specs, max(len(options.inputs), options.systems))
+    nsys = max(len(options.inputs), options.systems)
+    systems: list[str | int | None] = (
+        [None]
+        if nsys == 1
+        else list(options.inputs)
+        if len(options.inputs) > 1
+        else list(range(1, nsys + 1))
+    )
 
     def context() -> Context:
+        nrefs = state.nrefs if state.nrefs is not None else 0
         return Context(
-            specs=specs,
-            signatures=tuple(spec.signature(nrefs or 0) for spec in specs),
+            specs=state.specs,
+            signatures=tuple(spec.signature(nrefs) for spec in state.specs),
             width=options.width,
             score_only=options.score_only,
+            named_systems=len(systems) > 1,
         )
 
     ctx = context()
     status = EXIT_OK
-    partial = False
     started = False  # the header is written
-    segments: Iterator[Segment] = iter(())
+    segments: Iterator[Any] = iter(())
     sources: list[LineSource] = []
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
-        segments, sources = open_segments(options, stdin, policy)
+        if reading_stats:
+            segments, sources = stats_items(options, stdin, policy)
+            items = _chunks_to_items(segments, options, state)
+            # The metrics come from the first record: read it before the header.
+            first = next(items, None)
+            scorer = Scorer(state.specs, 1)
+            ctx = context()
+            items = _prepend(first, items)
+        else:
+            segments, sources = text_items(options, stdin, policy)
+            items = _items_of_segments(segments, options, sources)
         out.write(header(fmt, ctx))
         started = True
-        for segment in segments:
-            if nrefs is None:
-                nrefs = len(segment.refs)
+        every = options.every
+        for item in items:
+            if state.nrefs is None:
+                state.nrefs = len(item.refs)
                 ctx = context()
-            (rows,) = scorer.add((segment.hyp,), segment.refs)
-            if sentence_level:
-                record = Record(
-                    "segment",
-                    tuple(scorer.sentence_scores(rows)),
-                    1,
-                    line=segment.line,
-                    id=segment.id,
-                    skipped=policy.count,
-                )
-                out.write(formatter(record, ctx))
-            if every and scorer.segments % every == 0:
-                record = Record(
-                    "running",
-                    tuple(scorer.scores()),
-                    scorer.segments,
-                    line=segment.line,
-                    skipped=policy.count,
-                )
-                out.write(formatter(record, ctx))
+            before = scorer.segments
+            rows = item.rows if item.rows is not None else scorer.count(item.hyps, item.refs)
+            scorer.accumulate(rows, item.segments)
+            if options.sentence_level and item.is_segment:
+                for system, system_rows in zip(systems, rows):
+                    record = Record(
+                        "segment",
+                        tuple(scorer.sentence_scores(system_rows)),
+                        1,
+                        line=item.line,
+                        id=item.id,
+                        system=system,
+                        skipped=policy.count,
+                    )
+                    out.write(formatter(record, ctx))
+            if every and scorer.segments // every != before // every:
+                for index, system in enumerate(systems):
+                    record = Record(
+                        "running",
+                        tuple(scorer.scores(index)),
+                        scorer.segments,
+                        line=item.line,
+                        system=system,
+                        skipped=policy.count,
+                    )
+                    out.write(formatter(record, ctx))
     except Interrupted as exc:
-        partial = True
+        state.partial = True
         status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
         report(
             f"interrupted; the score covers the {count_of(scorer.segments, 'segment')} read so far"
@@ -193,9 +372,9 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
             f"skipped {count_of(policy.count, 'bad line')}; "
             f"the score covers {count_of(scorer.segments, 'segment')}"
         )
-    if scorer.segments == 0 and not partial and not policy.count:
-        names = " and ".join(spec.label for spec in specs)
-        verb = "is" if len(specs) == 1 else "are"
+    if scorer.segments == 0 and not state.partial and not policy.count:
+        names = " and ".join(spec.label for spec in state.specs)
+        verb = "is" if len(state.specs) == 1 else "are"
         report(f"no segments in the input ({input_name(options)}); {names} {verb} 0 by definition")
     unpaired: int | None = None
     if isinstance(segments, PairedSegments) and segments.report is not None:
@@ -204,13 +383,45 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
         unpaired = segments.report.left_out
         if unpaired and not options.allow_unpaired:
             status = EXIT_DATAERR
-    final = Record(
-        "corpus",
-        tuple(scorer.scores()),
-        scorer.segments,
-        partial=partial,
-        skipped=policy.count,
-        unpaired=unpaired,
-    )
-    out.write(("" if started else header(fmt, ctx)) + formatter(final, ctx))
+    text = "" if started else header(fmt, ctx)
+    for index, system in enumerate(systems):
+        final = Record(
+            "corpus",
+            tuple(scorer.scores(index)),
+            scorer.segments,
+            system=system,
+            partial=state.partial,
+            skipped=policy.count,
+            unpaired=unpaired,
+        )
+        text += formatter(final, ctx)
+    out.write(text)
     return status
+
+
+def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
+    if first is not None:
+        yield first
+    yield from rest
+
+
+def _chunks_to_items(
+    chunks: Iterator[Chunk | Layout], options: RunOptions, state: _State
+) -> Iterator[Item]:
+    """Items of statistics read back; the first layout sets the metrics."""
+    for chunk in chunks:
+        if isinstance(chunk, Layout):
+            overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
+            state.specs = specs_of(chunk, overrides)
+            state.nrefs = chunk.nrefs
+            continue
+        if chunk.segments == 0:
+            continue
+        if not chunk.is_segment and options.sentence_level:
+            raise InputError(
+                "--sentence-level needs segment records; this is a corpus record "
+                "(write the shards with -sl -f stats)",
+                chunk.source,
+                chunk.source_line,
+            )
+        yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment)

@@ -69,25 +69,72 @@ class Scorer:
         """Segments added so far (the same for every system)."""
         return self.totals[0].segments
 
-    def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
-        """Adds one segment: each system's hypothesis against the shared references.
+    def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
+        """One segment's rows, per system and then per metric, without adding them.
 
-        Returns the segment's rows, per system and then per metric.
+        A pure function of the segment: the part of the work that worker
+        processes can share.
         """
         if len(hyps) != len(self.totals):
             raise ValueError(f"expected {len(self.totals)} hypotheses, got {len(hyps)}")
         if not refs:
             raise ValueError("a segment needs at least one reference")
         prepared = [prepare(refs) for prepare in self._prepare]
-        rows = [tuple([count(hyp, p) for count, p in zip(self._count, prepared)]) for hyp in hyps]
+        return [tuple([count(hyp, p) for count, p in zip(self._count, prepared)]) for hyp in hyps]
+
+    def accumulate(self, rows: Sequence[Sequence[Row]], segments: int = 1) -> None:
+        """Adds rows (per system, per metric) covering ``segments`` segments."""
         # One rebinding (not in-place updates) keeps the totals whole if a
-        # signal handler raises mid-update: they hold the segment entirely
-        # or not at all.
+        # signal handler raises mid-update: they hold the rows entirely or
+        # not at all.
         self.totals = tuple(
-            Totals(tuple(add_rows(t, r) for t, r in zip(total.rows, row)), total.segments + 1)
+            Totals(
+                tuple(add_rows(t, r) for t, r in zip(total.rows, row)), total.segments + segments
+            )
             for total, row in zip(self.totals, rows)
         )
+
+    def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
+        """Adds one segment: each system's hypothesis against the shared references.
+
+        Returns the segment's rows, per system and then per metric.
+        """
+        rows = self.count(hyps, refs)
+        self.accumulate(rows)
         return rows
+
+    def update(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
+        """Adds a batch of segments of one system, references in SacreBLEU's layout.
+
+        ``refs`` holds one stream per reference: ``refs[j][i]`` is the
+        ``j``-th reference of the ``i``-th hypothesis.  A reference that is
+        ``None`` is left out of its segment, as SacreBLEU allows for a
+        varying number of references.
+        """
+        if self.systems != 1:
+            raise ValueError("update() scores one system; use add() for several")
+        for j, stream in enumerate(refs):
+            if len(stream) != len(hyps):
+                raise ValueError(
+                    f"reference stream {j} has {len(stream)} segments, the hypotheses {len(hyps)}"
+                )
+        for i, hyp in enumerate(hyps):
+            self.add((hyp,), [stream[i] for stream in refs if stream[i] is not None])
+
+    @property
+    def stats(self) -> Totals:
+        """The summed statistics of the first (or only) system: they pickle and add."""
+        return self.totals[0]
+
+    def merge(self, totals: Totals, system: int = 0) -> None:
+        """Adds statistics computed elsewhere (another shard, process or machine)."""
+        merged = list(self.totals)
+        merged[system] = merged[system] + totals
+        self.totals = tuple(merged)
+
+    def score(self) -> list[Any]:
+        """Each metric's score of everything added so far (first system)."""
+        return self.scores(0)
 
     def scores(self, system: int = 0) -> list[Any]:
         """Each metric's score of everything a system has had so far."""

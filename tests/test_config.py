@@ -324,7 +324,7 @@ ERRORS = [
     (
         "table-value",
         "[format]\nname = 'json'\n",
-        "bleustream.toml: key 'format': must be one of text, tsv, json, not a table",
+        "bleustream.toml: key 'format': must be one of text, tsv, json, stats, not a table",
     ),
     (
         "syntax",

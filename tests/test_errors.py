@@ -528,7 +528,7 @@ def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:
 def test_signal_while_opening_a_fifo_still_reports(tmp_path: Path) -> None:
     fifo = tmp_path / "hyp.fifo"
     os.mkfifo(fifo)  # opening it blocks until a writer comes, which never does
-    assert_sigint_reports_nothing_read(["-i", str(fifo), "-"], subprocess.DEVNULL, wait=1.0)
+    assert_sigint_reports_nothing_read(["-", "-i", str(fifo)], subprocess.DEVNULL, wait=1.0)
 
 
 def test_all_lines_skipped_is_not_called_empty_input() -> None:

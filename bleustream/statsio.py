@@ -1,0 +1,261 @@
+"""Statistics as data: the ``stats`` record format, written and read.
+
+``-f stats`` writes each record as one JSON object on a line, carrying
+every metric's raw sufficient statistics with the settings that produced
+them, so that shards scored apart can be added up later
+(``--input-format stats``) with the numbers, statistics and signature of
+one run over the whole text.  Version 1 of the format, which other tools
+may write::
+
+    {"format": "bleustream-stats", "version": 1, "type": "corpus",
+     "segments": 3004, "nrefs": 1,
+     "metrics": [{"metric": "bleu",
+                  "counting": {"tokenize": "13a", "lowercase": false, "max_order": 4},
+                  "scoring": {"smooth_method": "exp", "smooth_value": null,
+                              "effective_order": false},
+                  "stats": [61842, 62688, 37245, 19290, 10957, 6251,
+                            63398, 60394, 57390, 54386]}],
+     "partial": false, "skipped": 0}
+
+* ``type``: ``segment`` (one segment, with ``line`` and, for keyed input,
+  ``id``), ``running`` or ``corpus``; ``system`` names the system when a
+  run scores several.
+* ``segments``: how many segments the statistics cover.
+* ``nrefs``: references per segment (``var`` when it varies).
+* ``metrics``: in the order asked; ``metric`` is the registry name;
+  ``counting`` holds every setting that changes the statistics,
+  ``scoring`` those that change only the score; ``stats`` is the metric's
+  row in SacreBLEU's per-segment layout.
+
+Reading, a source's ``segment`` records are its data; a ``corpus`` record
+counts only in a source that has no segment records (it is then one chunk
+of that many segments); ``running`` records are passed over.  Every record
+must have the same metrics with the same counting settings: records that
+differ are bad input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from bleustream.errors import InputError
+from bleustream.metric import Row
+from bleustream.metrics import METRICS, Spec
+from bleustream.readers import LineSource
+
+FORMAT_NAME = "bleustream-stats"
+FORMAT_VERSION = 1
+
+
+def counting_settings(spec: Spec) -> dict[str, Any]:
+    """The settings of a metric that change its statistics."""
+    return {
+        key: value
+        for key, value in dataclasses.asdict(spec.settings).items()
+        if key not in spec.metric.SCORE_ONLY
+    }
+
+
+def scoring_settings(spec: Spec) -> dict[str, Any]:
+    """The settings of a metric that change only the score of summed statistics."""
+    return {
+        key: value
+        for key, value in dataclasses.asdict(spec.settings).items()
+        if key in spec.metric.SCORE_ONLY
+    }
+
+
+def record_object(
+    kind: str,
+    specs: tuple[Spec, ...],
+    rows: tuple[Row, ...],
+    segments: int,
+    nrefs: int | str,
+    extra: Mapping[str, Any],
+) -> dict[str, Any]:
+    """One stats record as a JSON-ready dict (``extra``: line, id, system...)."""
+    data: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "type": kind}
+    data.update(extra)
+    data["segments"] = segments
+    data["nrefs"] = nrefs
+    data["metrics"] = [
+        {
+            "metric": spec.name,
+            "counting": counting_settings(spec),
+            "scoring": scoring_settings(spec),
+            "stats": list(row),
+        }
+        for spec, row in zip(specs, rows)
+    ]
+    return data
+
+
+# ----------------------------------------------------------------------------
+# Reading
+# ----------------------------------------------------------------------------
+
+
+class Chunk(NamedTuple):
+    """Statistics read from a stats record: one segment, or a corpus chunk."""
+
+    rows: tuple[Row, ...]  # one per metric
+    segments: int
+    line: int  # the record's own line (of the text scored), else the stats file's
+    id: str | None
+    source: str
+    source_line: int  # the line of the stats file
+    is_segment: bool
+
+
+class Layout(NamedTuple):
+    """What the first record says every other record must match."""
+
+    metrics: tuple[str, ...]
+    counting: tuple[dict[str, Any], ...]
+    scoring: tuple[dict[str, Any], ...]
+    nrefs: int | str
+    where: str  # file:line of the record that set it
+
+
+def _describe_counting(names: tuple[str, ...], counting: tuple[dict[str, Any], ...]) -> str:
+    return "; ".join(
+        name + " " + ",".join(f"{k}={json.dumps(v)}" for k, v in sorted(c.items()))
+        for name, c in zip(names, counting)
+    )
+
+
+def _check_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _parse(text: str, source: LineSource) -> dict[str, Any]:
+    def bad(message: str) -> InputError:
+        return InputError(message, source.name, source.line)
+
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise bad(f"not a JSON stats record ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+        raise bad(f'not a stats record: expected an object with "format": "{FORMAT_NAME}"')
+    if data.get("version") != FORMAT_VERSION:
+        raise bad(
+            f"stats format version {data.get('version')!r}; this bleustream reads "
+            f"version {FORMAT_VERSION}"
+        )
+    if data.get("type") not in ("segment", "running", "corpus"):
+        raise bad(f"unknown record type {data.get('type')!r}")
+    segments = data.get("segments")
+    if not isinstance(segments, int) or isinstance(segments, bool) or segments < 0:
+        raise bad('"segments" must be a whole number')
+    metrics = data.get("metrics")
+    if not isinstance(metrics, list) or not metrics:
+        raise bad('"metrics" must be a non-empty list')
+    for entry in metrics:
+        if not isinstance(entry, dict) or entry.get("metric") not in METRICS:
+            known = ", ".join(METRICS)
+            raise bad(f"each metric needs a known name ({known})")
+        for key in ("counting", "scoring"):
+            if not isinstance(entry.get(key), dict):
+                raise bad(f'metric {entry["metric"]}: "{key}" must be an object')
+        stats = entry.get("stats")
+        if not isinstance(stats, list) or not all(_check_number(x) for x in stats):
+            raise bad(f'metric {entry["metric"]}: "stats" must be a list of numbers')
+    return data
+
+
+def layout_of(data: dict[str, Any], where: str) -> Layout:
+    metrics = data["metrics"]
+    return Layout(
+        tuple(m["metric"] for m in metrics),
+        tuple(m["counting"] for m in metrics),
+        tuple(m["scoring"] for m in metrics),
+        data.get("nrefs", 0),
+        where,
+    )
+
+
+def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> tuple[Spec, ...]:
+    """The metrics of a layout: its counting settings, and its scoring settings
+    unless ``scoring_overrides`` (one dict per metric) sets them."""
+    specs = []
+    for name, counting, scoring, override in zip(
+        layout.metrics, layout.counting, layout.scoring, scoring_overrides
+    ):
+        metric = METRICS[name]
+        fields = {**counting, **scoring, **override}
+        try:
+            settings = metric.Settings(**fields)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"settings of {name} cannot be used: {exc}", layout.where) from None
+        specs.append(Spec(metric, settings))
+    return tuple(specs)
+
+
+def read_stats(source: LineSource, layout: Layout | None) -> Iterator[Chunk | Layout]:
+    """The chunks of one stats source, after a ``Layout`` if ``layout`` is None.
+
+    Each record is checked against the layout (the first record's); a
+    record of other metrics or counting settings is an ``InputError``.
+    Lines that are empty are passed over.
+    """
+    seen_segments = False
+    for text in source:
+        if text is None or not text.strip():
+            continue
+        data = _parse(text, source)
+        here = layout_of(data, f"{source.name}:{source.line}")
+        if layout is None:
+            layout = here
+            yield layout
+        elif here.metrics != layout.metrics or here.counting != layout.counting:
+            raise InputError(
+                "statistics counted with other settings than those of "
+                f"{layout.where}: {_describe_counting(here.metrics, here.counting)} here, "
+                f"{_describe_counting(layout.metrics, layout.counting)} there",
+                source.name,
+                source.line,
+            )
+        elif here.nrefs != layout.nrefs:
+            raise InputError(
+                f"statistics of {here.nrefs} references per segment, but "
+                f"{layout.where} has {layout.nrefs}",
+                source.name,
+                source.line,
+            )
+        kind = data["type"]
+        if kind == "running" or (kind == "corpus" and seen_segments):
+            continue
+        rows = []
+        for spec_name, entry in zip(layout.metrics, data["metrics"]):
+            metric = METRICS[spec_name]
+            row = tuple(entry["stats"])
+            try:
+                size = metric.row_size(metric.Settings(**entry["counting"], **entry["scoring"]))
+            except (TypeError, ValueError) as exc:
+                raise InputError(
+                    f"settings of {spec_name} cannot be used: {exc}", source.name, source.line
+                ) from None
+            if len(row) != size:
+                raise InputError(
+                    f"{spec_name} statistics of {len(row)} numbers; its settings make {size}",
+                    source.name,
+                    source.line,
+                )
+            rows.append(row)
+        is_segment = kind == "segment"
+        seen_segments = seen_segments or is_segment
+        record_id = data.get("id")
+        line = data.get("line")
+        yield Chunk(
+            tuple(rows),
+            data["segments"],
+            line if isinstance(line, int) and not isinstance(line, bool) else source.line,
+            record_id if isinstance(record_id, str) else None,
+            source.name,
+            source.line,
+            is_segment,
+        )

@@ -42,6 +42,7 @@ from bleustream.errors import (
 from bleustream.formats import FORMATS
 from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, check_usage
 from bleustream.metrics import DEFAULT_METRICS, METRICS, Spec, all_options, specs_from
+from bleustream.parallel import available_cores
 from bleustream.readers import check_encoding
 from bleustream.run import Output, RunOptions, run
 
@@ -55,6 +56,7 @@ exit status:
        streams of different lengths; in a log, unpaired or duplicate ids
        or ids beyond the reference files, unless --allow-unpaired)
   66   an input file cannot be opened
+  71   a worker process of --jobs died (no score is printed)
   74   a read or write error
   130  interrupted by SIGINT (143 for SIGTERM); the corpus score of the
        segments read so far is printed first, marked partial
@@ -90,6 +92,8 @@ DEFAULTS: dict[str, Any] = {
     "keyed_refs": None,
     "allow_unpaired": False,
     "systems": 1,
+    "jobs": 1,
+    "progress": False,
 }
 DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 
@@ -210,6 +214,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=_non_negative_int,
         metavar="N",
         help="a record with the corpus score so far after every N segments (0: never)",
+    )
+    out.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress on stderr: segments, rate, running score, and percent done "
+        "and time left for a regular file (redrawn on a terminal, a line every few "
+        "seconds otherwise)",
+    )
+    out.add_argument(
+        "-j",
+        "--jobs",
+        type=_non_negative_int,
+        metavar="N",
+        help="count segments in N worker processes (0: one per core; default: 1); "
+        "the output is the same as with one",
     )
     inp = parser.add_argument_group("input")
     inp.add_argument(
@@ -342,6 +362,8 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         refs=tuple(options["refs"]),
         inputs=tuple(options["input"]),
         systems=options["systems"],
+        jobs=options["jobs"] or available_cores(),
+        progress=options["progress"],
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
@@ -420,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show_config:
             Output(stdout).write(show_config(options, parser))
             return EXIT_OK
-        return run(run_options, stdin, stdout, report)
+        return run(run_options, stdin, stdout, report, sys.stderr)
     except BleustreamError as exc:
         report(str(exc))
         return exc.status

@@ -10,6 +10,7 @@ EXIT_OK = 0
 EXIT_USAGE = 2  # bad option or configuration
 EXIT_DATAERR = 65  # the input data is wrong (EX_DATAERR)
 EXIT_NOINPUT = 66  # an input file cannot be opened (EX_NOINPUT)
+EXIT_OSERR = 71  # a worker process died (EX_OSERR)
 EXIT_IOERR = 74  # a read or write error (EX_IOERR)
 EXIT_SIGINT = 130  # 128 + SIGINT
 EXIT_SIGTERM = 143  # 128 + SIGTERM
@@ -61,6 +62,12 @@ class WriteError(BleustreamError):
     """The output cannot be written."""
 
     status = EXIT_IOERR
+
+
+class WorkerError(BleustreamError):
+    """A worker process of ``-j N`` died."""
+
+    status = EXIT_OSERR
 
 
 class UsageError(BleustreamError):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, NamedTuple
+from typing import Any, BinaryIO, Callable, NamedTuple, TextIO
 
 from bleustream.errors import (
     EXIT_DATAERR,
@@ -36,6 +36,8 @@ from bleustream.logs import LOG_FORMATS, check_usage, log_segments
 from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.pairing import PairedSegments
+from bleustream.parallel import ParallelCounter
+from bleustream.progress import Progress, file_extent
 from bleustream.readers import (
     STDIN_NAME,
     BadLinePolicy,
@@ -73,6 +75,8 @@ class RunOptions:
     keyed_refs: str | None = None
     allow_unpaired: bool = False
     systems: int = 1  # paste input: hypotheses per line
+    jobs: int = 1  # worker processes counting segments
+    progress: bool = False  # progress lines on the progress stream
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -92,6 +96,7 @@ class Item(NamedTuple):
     line: int
     id: str | None
     is_segment: bool  # a segment record can be written for it
+    skipped: int = 0  # bad lines skipped before it was read
 
 
 class Output:
@@ -172,19 +177,24 @@ def text_items(
 
 
 def _items_of_segments(
-    segments: Iterator[Segment], options: RunOptions, sources: list[LineSource]
+    segments: Iterator[Segment],
+    options: RunOptions,
+    sources: list[LineSource],
+    policy: BadLinePolicy,
 ) -> Iterator[Item]:
     """Items of text segments, with every system's hypothesis."""
     others = sources[1 : len(options.inputs)]
     if others:
         for segment, more in _other_systems(segments, sources[0], others):
             hyps = (segment.hyp, *more)
-            yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True)
+            yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
         return
     n = options.systems
     for segment in segments:
         if n == 1:
-            yield Item((segment.hyp,), segment.refs, None, 1, segment.line, segment.id, True)
+            yield Item(
+                (segment.hyp,), segment.refs, None, 1, segment.line, segment.id, True, policy.count
+            )
             continue
         if len(segment.refs) < n:
             raise InputError(
@@ -194,7 +204,8 @@ def _items_of_segments(
                 segment.line,
             )
         hyps = (segment.hyp, *segment.refs[: n - 1])
-        yield Item(hyps, segment.refs[n - 1 :], None, 1, segment.line, segment.id, True)
+        refs = segment.refs[n - 1 :]
+        yield Item(hyps, refs, None, 1, segment.line, segment.id, True, policy.count)
 
 
 def _other_systems(
@@ -274,8 +285,17 @@ class _State:
     partial: bool = False
 
 
-def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report) -> int:
-    """Score the input the options name; returns the exit status."""
+def run(
+    options: RunOptions,
+    stdin: BinaryIO | None,
+    stdout: BinaryIO,
+    report: Report,
+    progress_stream: TextIO | None = None,
+) -> int:
+    """Score the input the options name; returns the exit status.
+
+    With ``options.progress``, progress lines go to ``progress_stream``.
+    """
     policy = BadLinePolicy(options.skip_bad_lines, report)
     fmt = options.format
     formatter = FORMATTERS[fmt]
@@ -309,6 +329,8 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
     started = False  # the header is written
     segments: Iterator[Any] = iter(())
     sources: list[LineSource] = []
+    counter: ParallelCounter | None = None
+    progress: Progress | None = None
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
@@ -321,17 +343,28 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
             items = _prepend(first, items)
         else:
             segments, sources = text_items(options, stdin, policy)
-            items = _items_of_segments(segments, options, sources)
+            items = _items_of_segments(segments, options, sources, policy)
         out.write(header(fmt, ctx))
         started = True
         every = options.every
-        for item in items:
+        if options.progress and progress_stream is not None and sources:
+            size, position = file_extent(getattr(sources[0], "_stream", None))
+            progress = Progress(progress_stream, size, position)
+        if options.jobs > 1 and not reading_stats:
+            counter = ParallelCounter(state.specs, scorer.systems, options.jobs)
+            pairs = counter.scored(items)
+        else:
+            pairs = ((item, None) for item in items)
+        for item, counted in pairs:
             if state.nrefs is None:
                 state.nrefs = len(item.refs)
                 ctx = context()
             before = scorer.segments
-            rows = item.rows if item.rows is not None else scorer.count(item.hyps, item.refs)
+            rows = counted or item.rows or scorer.count(item.hyps, item.refs)
             scorer.accumulate(rows, item.segments)
+            if progress is not None and progress.due():
+                first = state.specs[0]
+                progress.show(scorer.segments, f"{first.label} {scorer.scores()[0].score:.2f}")
             if options.sentence_level and item.is_segment:
                 for system, system_rows in zip(systems, rows):
                     record = Record(
@@ -341,7 +374,7 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
                         line=item.line,
                         id=item.id,
                         system=system,
-                        skipped=policy.count,
+                        skipped=item.skipped,
                     )
                     out.write(formatter(record, ctx))
             if every and scorer.segments // every != before // every:
@@ -352,7 +385,7 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
                         scorer.segments,
                         line=item.line,
                         system=system,
-                        skipped=policy.count,
+                        skipped=item.skipped,
                     )
                     out.write(formatter(record, ctx))
     except Interrupted as exc:
@@ -362,8 +395,15 @@ def run(options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: R
             f"interrupted; the score covers the {count_of(scorer.segments, 'segment')} read so far"
         )
     finally:
-        for source in sources:
-            source.close()
+        if progress is not None:
+            progress.finish()
+        # A reader thread still blocked in a read holds its stream's lock:
+        # closing the stream would wait for it.  The process is ending.
+        if counter is None or not counter.reading:
+            for source in sources:
+                source.close()
+        if counter is not None:
+            counter.close()
     # The final record is written whole: a signal now would cut it short.
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
@@ -424,4 +464,4 @@ def _chunks_to_items(
                 chunk.source,
                 chunk.source_line,
             )
-        yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment)
+        yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment, 0)

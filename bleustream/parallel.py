@@ -1,0 +1,188 @@
+"""Scoring on several cores: segments counted by worker processes, in order.
+
+Counting a segment (tokenizing, counting n-grams, TER's edit distance) is
+a pure function of its text, and it is where the time goes.  With ``jobs``
+workers, a reader thread reads and pairs the input as the single-process
+run does, batches of segments go to a pool of worker processes, and their
+rows come back and are yielded in input order, so that every record, and
+every error with its location, is what one process writes.
+
+Liveness: a batch is sent when it is full or when the input has paused for
+a moment (``LINGER`` seconds), and finished batches are yielded as soon as
+they are done, so a record still follows the line that completes it by
+well under a second.  A worker that dies is an error (``WorkerError``),
+never a silently smaller corpus.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, NamedTuple
+
+from bleustream.errors import WorkerError
+from bleustream.metric import Row
+from bleustream.metrics import Spec
+from bleustream.scorer import Scorer
+
+BATCH = 256  # segments per batch sent to a worker
+LINGER = 0.05  # seconds a partial batch waits for more input
+IN_FLIGHT = 3  # batches per worker sent ahead
+
+Rows = Sequence[Sequence[Row]]
+
+
+def available_cores() -> int:
+    """The cores this process may run on (``-j 0``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# ----------------------------------------------------------------------------
+# The workers
+# ----------------------------------------------------------------------------
+
+_worker_scorer: Scorer | None = None
+
+
+def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
+    # The parent alone answers SIGINT and SIGTERM (with the partial score);
+    # a Ctrl-C sent to the whole process group must not kill the workers
+    # mid-batch first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    global _worker_scorer
+    _worker_scorer = Scorer(specs, systems)
+
+
+def _count_batch(batch: list[tuple[tuple[str, ...], Sequence[str]]]) -> list[Rows]:
+    scorer = _worker_scorer
+    assert scorer is not None
+    return [scorer.count(hyps, refs) for hyps, refs in batch]
+
+
+# ----------------------------------------------------------------------------
+# The reader thread
+# ----------------------------------------------------------------------------
+
+
+class _Feeder(threading.Thread):
+    """Reads items on a thread of its own, into a list the main thread takes from."""
+
+    def __init__(self, items: Iterator[Any]) -> None:
+        super().__init__(name="bleustream-reader", daemon=True)
+        self._items = items
+        self._cond = threading.Condition()
+        self._pending: list[Any] = []
+        self.finished = False
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            for item in self._items:
+                with self._cond:
+                    self._pending.append(item)
+                    if len(self._pending) >= BATCH:
+                        self._cond.notify()
+        except BaseException as exc:  # handed to the main thread, in order
+            with self._cond:
+                self.error = exc
+        finally:
+            with self._cond:
+                self.finished = True
+                self._cond.notify()
+
+    def take(self, timeout: float) -> tuple[list[Any], bool]:
+        """What has been read so far (waiting up to ``timeout`` for a full
+        batch), and whether the reading is over."""
+        with self._cond:
+            if len(self._pending) < BATCH and not self.finished:
+                self._cond.wait(timeout)
+            batch, self._pending = self._pending, []
+            return batch, self.finished
+
+
+class _Slot(NamedTuple):
+    items: list[Any]
+    future: Future[list[Rows]] | None  # None: nothing to count (statistics read back)
+
+
+def _died(exc: BaseException) -> WorkerError:
+    return WorkerError(
+        f"a worker process died ({exc or 'killed'}); no score is printed, since it "
+        "would leave out the segments that worker held"
+    )
+
+
+class ParallelCounter:
+    """Counts items on ``jobs`` worker processes; yields (item, rows) in order."""
+
+    def __init__(self, specs: tuple[Spec, ...], systems: int, jobs: int) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        # forkserver (or spawn) rather than fork: the reader thread may hold
+        # a lock of a stream at the moment a worker would be forked.
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.jobs = jobs
+        self._executor = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(specs, systems),
+        )
+        self._feeder: _Feeder | None = None
+
+    @property
+    def reading(self) -> bool:
+        """Whether the reader thread is still inside the input."""
+        return self._feeder is not None and self._feeder.is_alive()
+
+    def scored(self, items: Iterator[Any]) -> Iterator[tuple[Any, Rows | None]]:
+        """Each item with its rows (None for an item that carries its own)."""
+        feeder = self._feeder = _Feeder(items)
+        feeder.start()
+        slots: deque[_Slot] = deque()
+        limit = IN_FLIGHT * self.jobs
+        finished = False
+        while not finished or slots:
+            if not finished and len(slots) < limit:
+                batch, finished = feeder.take(LINGER)
+                if batch:
+                    slots.append(self._submit(batch))
+            while slots and (
+                slots[0].future is None or slots[0].future.done() or len(slots) >= limit or finished
+            ):
+                yield from self._results(slots.popleft())
+        if feeder.error is not None:
+            raise feeder.error
+
+    def _submit(self, batch: list[Any]) -> _Slot:
+        work = [(item.hyps, item.refs) for item in batch if item.rows is None]
+        if not work:
+            return _Slot(batch, None)
+        try:
+            return _Slot(batch, self._executor.submit(_count_batch, work))
+        except BrokenProcessPool as exc:
+            raise _died(exc) from None
+
+    def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | None]]:
+        if slot.future is None:
+            for item in slot.items:
+                yield item, None
+            return
+        try:
+            counted = iter(slot.future.result())
+        except BrokenProcessPool as exc:
+            raise _died(exc) from None
+        for item in slot.items:
+            yield item, (None if item.rows is not None else next(counted))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=not self.reading, cancel_futures=True)

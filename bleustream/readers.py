@@ -11,7 +11,8 @@ Two pairings exist:
 * ``paste_segments``: one stream of ``hyp<TAB>ref1[<TAB>ref2...]`` lines,
   as ``paste hyp ref1 ref2`` writes them;
 * ``lockstep_segments``: a hypothesis stream and one or more reference
-  files, read one line from each in turn.
+  files, read one line from each in turn, or one reference file holding
+  ``num_refs`` tab-separated references per line (SacreBLEU's ``-nr``).
 
 A bad line goes to a ``BadLinePolicy``, which either raises it or counts it
 and lets the reader skip the segment.  Nothing here writes anywhere.
@@ -204,13 +205,60 @@ def paste_segments(
         yield Segment(fields[0].rstrip(), [f.rstrip() for f in fields[1:]], source.line)
 
 
-def lockstep_segments(hyps: LineSource, refs: list[LineSource]) -> Iterator[Segment]:
+def check_num_refs(num_refs: int, reference_files: int) -> None:
+    """Refuse a ``--num-refs`` that cannot apply, as SacreBLEU refuses it.
+
+    ``num_refs`` references per line need exactly one reference file (and at
+    least one reference).
+    """
+    if num_refs < 1:
+        raise UsageError(f"--num-refs must be at least 1, not {num_refs}")
+    if num_refs > 1 and reference_files != 1:
+        raise UsageError(
+            f"--num-refs {num_refs} reads {num_refs} tab-separated references from one "
+            f"reference file, but {reference_files} were given"
+        )
+
+
+def split_references(text: str, num_refs: int) -> list[str]:
+    """The references of one line of a ``--num-refs`` file, as SacreBLEU splits it.
+
+    SacreBLEU strips the line's trailing white space (tabs included), then
+    splits it at the first ``num_refs - 1`` tabs: further tabs stay inside
+    the last reference, and a line with fewer tabs (an empty last reference
+    included) yields fewer fields.  Each field is right-stripped as every
+    other reference is.
+    """
+    return [field.rstrip() for field in text.rstrip().split("\t", num_refs - 1)]
+
+
+def lockstep_segments(
+    hyps: LineSource,
+    refs: list[LineSource],
+    num_refs: int = 1,
+    on_bad: Callable[[InputError], None] | None = None,
+) -> Iterator[Segment]:
     """Segments from a hypothesis stream and reference files read in lockstep.
 
     A segment with a line that could not be decoded (and was skipped by the
     policy) is skipped whole.  Streams of different lengths are an error,
     naming the stream that ended first.
+
+    With ``num_refs`` > 1 the one reference file holds that many
+    tab-separated references per line (SacreBLEU's ``-nr``); a line with
+    fewer is an ``InputError`` for ``on_bad`` (raised by default), and a
+    skipped one skips its segment.
     """
+    check_num_refs(num_refs, len(refs))
+    return _lockstep(hyps, refs, num_refs, on_bad or BadLinePolicy())
+
+
+def _lockstep(
+    hyps: LineSource,
+    refs: list[LineSource],
+    num_refs: int,
+    on_bad: Callable[[InputError], None],
+) -> Iterator[Segment]:
     for hyp in hyps:
         texts = []
         for ref in refs:
@@ -224,7 +272,21 @@ def lockstep_segments(hyps: LineSource, refs: list[LineSource]) -> Iterator[Segm
                 ) from None
         if hyp is None or None in texts:
             continue
-        yield Segment(hyp.rstrip(), [t.rstrip() for t in texts if t is not None], hyps.line)
+        if num_refs == 1:
+            yield Segment(hyp.rstrip(), [t.rstrip() for t in texts if t is not None], hyps.line)
+            continue
+        fields = split_references(texts[0], num_refs)  # type: ignore[arg-type]
+        if len(fields) != num_refs:
+            on_bad(
+                InputError(
+                    f"expected {num_refs} tab-separated references (--num-refs), "
+                    f"found {len(fields)}",
+                    refs[0].name,
+                    refs[0].line,
+                )
+            )
+            continue
+        yield Segment(hyp.rstrip(), fields, hyps.line)
     for ref in refs:
         for _ in ref:
             raise InputError(

@@ -18,12 +18,18 @@ from typing import Any, Callable
 
 from bleustream import __version__
 from bleustream.argtypes import whole_number
-from bleustream.config import FROM_COMMAND_LINE
+from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row
 from bleustream.ngrams import segment_stats
 from bleustream.stats import Stats
-from bleustream.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS, Tokenizer
+from bleustream.tokenizers import (
+    DEFAULT_TOKENIZER,
+    TOKENIZERS,
+    Tokenizer,
+    default_tokenizer,
+    tokenizer_signature,
+)
 
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 # Chen and Cherry (2014), as SacreBLEU: the value used when none is given.
@@ -145,7 +151,7 @@ def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "nrefs": str(nrefs),
         "case": "lc" if settings.lowercase else "mixed",
         "eff": "yes" if settings.effective_order else "no",
-        "tok": settings.tokenize,
+        "tok": tokenizer_signature(settings.tokenize),
         "smooth": smooth,
     }
     if settings.max_order != DEFAULT_MAX_ORDER:
@@ -187,6 +193,17 @@ OPTIONS = (
         "tokenize",
         DEFAULT_TOKENIZER,
         {"choices": sorted(TOKENIZERS), "help": f"tokenizer (default: {DEFAULT_TOKENIZER})"},
+    ),
+    Option(
+        ("-l", "--language-pair"),
+        "language_pair",
+        None,
+        {
+            "metavar": "SRC-TRG",
+            "help": "the language pair: without --tokenize, BLEU tokenizes as SacreBLEU "
+            "does for the target language (zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); "
+            "nothing else changes",
+        },
     ),
     Option(
         ("-lc", "--lowercase"),
@@ -249,6 +266,8 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     file's value for floor does not stop ``-s exp``): then it is dropped.
     """
     method, value = options["smooth_method"], options["smooth_value"]
+    if options.get("language_pair") is not None:
+        default_tokenizer(options["language_pair"])  # a malformed pair is an error
     if value is not None and SMOOTH_DEFAULTS[method] is None:
         origins = options.get("origins", {})
         overridden = (
@@ -258,8 +277,15 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
         if not overridden:
             raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
         value = None
+    tokenize = options["tokenize"]
+    pair = options.get("language_pair")
+    if (
+        pair is not None
+        and options.get("origins", {}).get("tokenize", FROM_DEFAULT) == FROM_DEFAULT
+    ):
+        tokenize = default_tokenizer(pair)
     return Settings(
-        tokenize=options["tokenize"],
+        tokenize=tokenize,
         lowercase=options["lowercase"],
         smooth_method=method,
         smooth_value=value,

@@ -43,7 +43,7 @@ from bleustream.formats import FORMATS
 from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, check_usage
 from bleustream.metrics import DEFAULT_METRICS, METRICS, Spec, all_options, specs_from
 from bleustream.parallel import available_cores
-from bleustream.readers import check_encoding
+from bleustream.readers import check_encoding, check_num_refs
 from bleustream.run import Output, RunOptions, run
 
 PROG = "bleustream"
@@ -94,6 +94,7 @@ DEFAULTS: dict[str, Any] = {
     "systems": 1,
     "jobs": 1,
     "progress": False,
+    "num_refs": 1,
 }
 DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 
@@ -104,6 +105,7 @@ MAX_WIDTH = 30
 _non_negative_int = whole_number(0)
 _width = whole_number(0, MAX_WIDTH)
 _systems = whole_number(1, 10_000)
+_num_refs = whole_number(1, 10_000)
 
 
 def _to_stderr(text: str) -> None:
@@ -259,6 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
         "written by -f stats, from the operands (shards, added up in turn) or stdin",
     )
     inp.add_argument(
+        "-nr",
+        "--num-refs",
+        type=_num_refs,
+        metavar="N",
+        help="the one REF file holds N tab-separated references per line, as with "
+        "SacreBLEU's -nr (default: 1)",
+    )
+    inp.add_argument(
         "--systems",
         type=_systems,
         metavar="N",
@@ -353,6 +363,10 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         _show_dropped_values(options, specs)
         check_encoding(options["encoding"])
         check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
+        if options["input_format"] == "paste" and options["refs"]:
+            check_num_refs(options["num_refs"], len(options["refs"]))
+        elif options["num_refs"] > 1:
+            raise UsageError("--num-refs applies to a REF file read in lockstep")
     except UsageError as exc:
         if config is None:
             raise
@@ -364,6 +378,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         systems=options["systems"],
         jobs=options["jobs"] or available_cores(),
         progress=options["progress"],
+        num_refs=options["num_refs"],
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],

@@ -26,7 +26,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NamedTuple
 
-from bleustream.errors import WorkerError
+from bleustream.errors import InputError, WorkerError
 from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.scorer import Scorer
@@ -63,10 +63,25 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     _worker_scorer = Scorer(specs, systems)
 
 
-def _count_batch(batch: list[tuple[tuple[str, ...], Sequence[str]]]) -> list[Rows]:
+def _count_batch(
+    batch: list[tuple[tuple[str, ...], Sequence[str]]],
+) -> list[Rows | InputError]:
+    """The rows of each segment of a batch.
+
+    A segment whose text cannot be scored ends the batch with its error in
+    its place, so that the parent reports it at that segment, after the
+    records of the ones before it, as one process would.
+    """
     scorer = _worker_scorer
     assert scorer is not None
-    return [scorer.count(hyps, refs) for hyps, refs in batch]
+    out: list[Rows | InputError] = []
+    for hyps, refs in batch:
+        try:
+            out.append(scorer.count(hyps, refs))
+        except InputError as exc:
+            out.append(exc)
+            break
+    return out
 
 
 # ----------------------------------------------------------------------------
@@ -144,8 +159,12 @@ class ParallelCounter:
         """Whether the reader thread is still inside the input."""
         return self._feeder is not None and self._feeder.is_alive()
 
-    def scored(self, items: Iterator[Any]) -> Iterator[tuple[Any, Rows | None]]:
-        """Each item with its rows (None for an item that carries its own)."""
+    def scored(self, items: Iterator[Any]) -> Iterator[tuple[Any, Rows | InputError | None]]:
+        """Each item with its rows (None for an item that carries its own).
+
+        An item whose text could not be scored comes with its ``InputError``
+        in place of rows; the caller raises it.
+        """
         feeder = self._feeder = _Feeder(items)
         feeder.start()
         slots: deque[_Slot] = deque()
@@ -172,7 +191,7 @@ class ParallelCounter:
         except BrokenProcessPool as exc:
             raise _died(exc) from None
 
-    def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | None]]:
+    def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | InputError | None]]:
         if slot.future is None:
             for item in slot.items:
                 yield item, None
@@ -182,7 +201,13 @@ class ParallelCounter:
         except BrokenProcessPool as exc:
             raise _died(exc) from None
         for item in slot.items:
-            yield item, (None if item.rows is not None else next(counted))
+            if item.rows is not None:
+                yield item, None
+                continue
+            rows = next(counted)
+            yield item, rows
+            if isinstance(rows, InputError):
+                return
 
     def close(self) -> None:
         self._executor.shutdown(wait=not self.reading, cancel_futures=True)

@@ -76,6 +76,7 @@ class RunOptions:
     allow_unpaired: bool = False
     systems: int = 1  # paste input: hypotheses per line
     jobs: int = 1  # worker processes counting segments
+    num_refs: int = 1  # references per line of the one reference file
     progress: bool = False  # progress lines on the progress stream
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -173,7 +174,7 @@ def text_items(
         return paste_segments(hyps[0], policy), sources
     if options.systems > 1:
         raise UsageError("--systems N is for paste input; with REF files give -i FILE per system")
-    return lockstep_segments(hyps[0], ref_sources), sources
+    return lockstep_segments(hyps[0], ref_sources, options.num_refs, policy), sources
 
 
 def _items_of_segments(
@@ -300,7 +301,8 @@ def run(
     fmt = options.format
     formatter = FORMATTERS[fmt]
     out = Output(stdout)
-    state = _State(options.specs, len(options.refs) or None)
+    nrefs = options.num_refs if options.num_refs > 1 else len(options.refs)
+    state = _State(options.specs, nrefs or None)
     reading_stats = options.input_format == "stats"
     if reading_stats:
         state.nrefs = None
@@ -356,11 +358,13 @@ def run(
         else:
             pairs = ((item, None) for item in items)
         for item, counted in pairs:
+            if counted is not None and isinstance(counted, InputError):
+                raise InputError(counted.message, input_name(options), item.line)
             if state.nrefs is None:
                 state.nrefs = len(item.refs)
                 ctx = context()
             before = scorer.segments
-            rows = counted or item.rows or scorer.count(item.hyps, item.refs)
+            rows = counted or item.rows or _count(scorer, item, options)
             scorer.accumulate(rows, item.segments)
             if progress is not None and progress.due():
                 first = state.specs[0]
@@ -437,6 +441,16 @@ def run(
         text += formatter(final, ctx)
     out.write(text)
     return status
+
+
+def _count(scorer: Scorer, item: Item, options: RunOptions) -> Rows:
+    """An item's rows; a problem in its text is located at its line."""
+    try:
+        return scorer.count(item.hyps, item.refs)
+    except InputError as exc:
+        if exc.source is not None:
+            raise
+        raise InputError(exc.message, input_name(options), item.line) from None
 
 
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:

@@ -273,7 +273,8 @@ ERRORS = [
     (
         "choice",
         "tokenize = 'foo'\n",
-        "bleustream.toml: key 'tokenize': 'foo' is not one of 13a, char, intl, none, zh",
+        "bleustream.toml: key 'tokenize': 'foo' is not one of 13a, char, flores101, "
+        "flores200, intl, ja-mecab, ko-mecab, none, spBLEU-1K, spm, zh",
     ),
     (
         "choice-type",

@@ -389,3 +389,10 @@ def verbose(bleu: BleuScore, settings: Settings) -> str:
         f"{precisions} (BP = {bleu.bp:.3f} ratio = {bleu.ratio:.3f} "
         f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
     )
+
+
+def score_rows(sums: Any, settings: Settings) -> Any:
+    """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
+    from bleustream.batch import bleu_rows
+
+    return bleu_rows(sums, settings)

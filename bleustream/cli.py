@@ -44,7 +44,9 @@ from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, check_usage
 from bleustream.metrics import DEFAULT_METRICS, METRICS, Spec, all_options, specs_from
 from bleustream.parallel import available_cores
 from bleustream.readers import check_encoding, check_num_refs
+from bleustream.resampling import Test
 from bleustream.run import Output, RunOptions, run
+from bleustream.significance import parse_seed
 
 PROG = "bleustream"
 
@@ -95,6 +97,13 @@ DEFAULTS: dict[str, Any] = {
     "jobs": 1,
     "progress": False,
     "num_refs": 1,
+    "confidence": False,
+    "confidence_n": 1000,
+    "paired_bs": False,
+    "paired_bs_n": 1000,
+    "paired_ar": False,
+    "paired_ar_n": 10000,
+    "seed": "12345",
 }
 DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 
@@ -106,6 +115,20 @@ _non_negative_int = whole_number(0)
 _width = whole_number(0, MAX_WIDTH)
 _systems = whole_number(1, 10_000)
 _num_refs = whole_number(1, 10_000)
+_samples = whole_number(1, 10_000_000)
+
+
+def _seed(text: str) -> str:
+    """A seed: a whole number, or ``none`` (any case) for fresh entropy."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number or 'none': {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 2**63-1, or 'none': {text!r}")
+    return str(value)
 
 
 def _to_stderr(text: str) -> None:
@@ -232,6 +255,61 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="count segments in N worker processes (0: one per core; default: 1); "
         "the output is the same as with one",
+    )
+    sig = parser.add_argument_group(
+        "confidence intervals and paired significance tests (SacreBLEU's; need numpy: "
+        "pip install 'bleustream[significance]')"
+    )
+    sig.add_argument(
+        "-ci",
+        "--confidence",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a bootstrap mean and 95%% confidence interval for each system and metric",
+    )
+    sig.add_argument(
+        "-cin",
+        "--confidence-n",
+        type=_samples,
+        metavar="N",
+        help="bootstrap resamples for -ci (default: 1000)",
+    )
+    sig.add_argument(
+        "-pbs",
+        "--paired-bs",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="paired bootstrap resampling test of each system against the first "
+        "(the baseline); not with --paired-ar",
+    )
+    sig.add_argument(
+        "-pbsn",
+        "--paired-bs-n",
+        type=_samples,
+        metavar="N",
+        help="resamples for --paired-bs (default: 1000)",
+    )
+    sig.add_argument(
+        "-par",
+        "--paired-ar",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="paired approximate randomization test of each system against the first; "
+        "with -ci it also gives bootstrap intervals; not with --paired-bs",
+    )
+    sig.add_argument(
+        "-parn",
+        "--paired-ar-n",
+        type=_samples,
+        metavar="N",
+        help="trials for --paired-ar (default: 10000)",
+    )
+    sig.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help="the random seed of resampling, or 'none' for fresh entropy (default: "
+        "SacreBLEU's 12345)",
     )
     inp = parser.add_argument_group("input")
     inp.add_argument(
@@ -379,6 +457,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         jobs=options["jobs"] or available_cores(),
         progress=options["progress"],
         num_refs=options["num_refs"],
+        test=_test(options),
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
@@ -393,6 +472,33 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         keyed_refs=options["keyed_refs"],
         allow_unpaired=options["allow_unpaired"],
     )
+
+
+def _test(options: dict[str, Any]) -> Test | None:
+    """The resampling test the options ask for, checked against the systems."""
+    if options["paired_bs"] and options["paired_ar"]:
+        raise UsageError("--paired-bs and --paired-ar exclude each other: choose one")
+    seed = parse_seed(options["seed"])
+    test: Test | None = None
+    if options["paired_bs"]:
+        test = Test("bs", options["paired_bs_n"], seed)
+    elif options["paired_ar"]:
+        confidence = options["confidence_n"] if options["confidence"] else -1
+        test = Test("ar", options["paired_ar_n"], seed, confidence)
+    elif options["confidence"]:
+        test = Test("ci", options["confidence_n"], seed)
+    systems = max(len(options["input"]), options["systems"])
+    if test is not None and test.paired and systems < 2:
+        raise UsageError(
+            "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "
+            "or paste input with --systems N"
+        )
+    if options["format"] == "latex":
+        if systems < 2:
+            raise UsageError("-f latex writes a table of several systems; give at least two")
+        if options["sentence_level"] or options["every"]:
+            raise UsageError("-f latex writes the corpus table only: not with -sl or --every")
+    return test
 
 
 def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -15,6 +15,8 @@ JSON fields and TSV columns) comes from the metric module itself.
   shortest string that reads back as the same float).
 * ``json``: JSON Lines, one object per metric per record; floats at full
   precision.
+* ``latex``: SacreBLEU's LaTeX table of several systems' corpus scores
+  (and test results); records before the end are not written.
 * ``stats``: JSON Lines, one object per record with every metric's raw
   statistics and the settings that produced them (``bleustream.statsio``),
   to be added up later with ``--input-format stats``.
@@ -33,7 +35,7 @@ from bleustream.errors import count_of
 from bleustream.metrics import Spec
 from bleustream.statsio import record_object
 
-FORMATS = ("text", "tsv", "json", "stats")
+FORMATS = ("text", "tsv", "json", "stats", "latex")
 KINDS = ("segment", "running", "corpus")
 
 
@@ -55,6 +57,9 @@ class Record:
     # score (without their other half, duplicate, or beyond the reference
     # files); None for inputs that are not paired by id.
     unpaired: int | None = None
+    # Corpus records of a resampling test: one result per metric (its mean,
+    # ci and p_value), or None.
+    results: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class Context:
     width: int = 1
     score_only: bool = False
     named_systems: bool = False  # records carry a system name
+    test: str | None = None  # "ci", "bs" or "ar": records carry test results
 
 
 def format_signature(fields: dict[str, str]) -> str:
@@ -81,7 +87,7 @@ def _scores_only(record: Record, ctx: Context) -> str:
 # ----------------------------------------------------------------------------
 
 
-def _notes(record: Record) -> str:
+def notes_of(record: Record) -> str:
     notes = []
     segments = count_of(record.segments, "segment")
     if record.partial:
@@ -98,7 +104,7 @@ def format_text(record: Record, ctx: Context) -> str:
         return _scores_only(record, ctx)
     prefix = f"{record.system}: " if ctx.named_systems and record.system is not None else ""
     if record.kind == "corpus":
-        notes = _notes(record)
+        notes = notes_of(record)
         lines = []
         for spec, signature, score in zip(ctx.specs, ctx.signatures, record.scores):
             text = (
@@ -123,11 +129,11 @@ def format_text(record: Record, ctx: Context) -> str:
 
 def tsv_columns(ctx: Context) -> list[str]:
     """The TSV header, in order: fixed by the metrics and their settings."""
-    metric_columns = [
-        column
-        for spec in ctx.specs
-        for column, _ in spec.metric.tsv_fields(spec.score(spec.zero()), spec.settings)
-    ]
+    metric_columns = []
+    for spec in ctx.specs:
+        zero = spec.score(spec.zero())
+        metric_columns += [column for column, _ in spec.metric.tsv_fields(zero, spec.settings)]
+        metric_columns += _test_columns(spec, ctx)
     system = ["system"] if ctx.named_systems else []
     return [
         "kind",
@@ -156,8 +162,15 @@ def format_tsv(record: Record, ctx: Context) -> str:
         "" if record.line is None else str(record.line),
         "" if record.id is None else _tsv_safe(record.id),
     ]
-    for spec, score in zip(ctx.specs, record.scores):
+    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         row += [value for _, value in spec.metric.tsv_fields(score, spec.settings)]
+        if ctx.test is not None:
+            result = record.results[index] if record.results else None
+            values = [] if result is None else [result.mean, result.ci]
+            if ctx.test in ("bs", "ar"):
+                values.append(None if result is None else result.p_value)
+            values += [None] * (len(_test_columns(spec, ctx)) - len(values))
+            row += ["" if v is None else repr(float(v)) for v in values]
     row += [
         str(record.segments),
         str(record.skipped),
@@ -165,6 +178,14 @@ def format_tsv(record: Record, ctx: Context) -> str:
         "1" if record.partial else "0",
     ]
     return "\t".join(row) + "\n"
+
+
+def _test_columns(spec: Spec, ctx: Context) -> list[str]:
+    """A metric's columns of test results: mean, ci (and p_value for paired tests)."""
+    if ctx.test is None:
+        return []
+    names = ["mean", "ci", "p_value"] if ctx.test in ("bs", "ar") else ["mean", "ci"]
+    return [f"{spec.name}_{name}" for name in names]
 
 
 def _tsv_safe(text: str) -> str:
@@ -190,6 +211,13 @@ def record_dicts(record: Record, ctx: Context) -> list[dict[str, Any]]:
         data["metric"] = spec.label
         data["score"] = score.score
         data.update(spec.metric.json_fields(score, spec.settings))
+        if record.results is not None:
+            result = record.results[len(out)]
+            if result.mean is not None:
+                data["mean"] = float(result.mean)
+                data["ci"] = float(result.ci)
+            if ctx.test in ("bs", "ar"):
+                data["p_value"] = None if result.p_value is None else float(result.p_value)
         data["segments"] = record.segments
         if record.kind == "corpus":
             data["name"] = spec.label
@@ -249,6 +277,8 @@ FORMATTERS: dict[str, Formatter] = {
     "tsv": format_tsv,
     "json": format_json,
     "stats": format_stats,
+    # LaTeX is written whole at the end (bleustream.report), not per record.
+    "latex": lambda record, ctx: "",
 }
 
 

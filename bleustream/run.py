@@ -31,7 +31,7 @@ from bleustream.errors import (
     UsageError,
     count_of,
 )
-from bleustream.formats import FORMATTERS, Context, Record, header
+from bleustream.formats import FORMATTERS, Context, Record, format_signature, header, notes_of
 from bleustream.logs import LOG_FORMATS, check_usage, log_segments
 from bleustream.metric import Row
 from bleustream.metrics import Spec
@@ -48,7 +48,10 @@ from bleustream.readers import (
     open_source,
     paste_segments,
 )
+from bleustream.report import Result, latex_report, single_line, text_report
+from bleustream.resampling import SegmentStore, Test, run_test
 from bleustream.scorer import Scorer
+from bleustream.significance import with_test_fields
 from bleustream.statsio import Chunk, Layout, read_stats, specs_of
 
 Report = Callable[[str], None]
@@ -77,6 +80,7 @@ class RunOptions:
     systems: int = 1  # paste input: hypotheses per line
     jobs: int = 1  # worker processes counting segments
     num_refs: int = 1  # references per line of the one reference file
+    test: Test | None = None  # confidence intervals or a paired test
     progress: bool = False  # progress lines on the progress stream
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -316,14 +320,21 @@ def run(
         else list(range(1, nsys + 1))
     )
 
+    test = options.test
+    store = SegmentStore(nsys, len(state.specs)) if test is not None else None
+
     def context() -> Context:
         nrefs = state.nrefs if state.nrefs is not None else 0
+        signatures = [spec.signature(nrefs) for spec in state.specs]
+        if test is not None:
+            signatures = [with_test_fields(s, test.signature_fields()) for s in signatures]
         return Context(
             specs=state.specs,
-            signatures=tuple(spec.signature(nrefs) for spec in state.specs),
+            signatures=tuple(signatures),
             width=options.width,
             score_only=options.score_only,
             named_systems=len(systems) > 1,
+            test=test.kind if test is not None else None,
         )
 
     ctx = context()
@@ -366,6 +377,15 @@ def run(
             before = scorer.segments
             rows = counted or item.rows or _count(scorer, item, options)
             scorer.accumulate(rows, item.segments)
+            if store is not None:
+                if not item.is_segment:
+                    raise InputError(
+                        "resampling needs every segment's statistics; this is a corpus "
+                        "record (write the shards with -sl -f stats)",
+                        input_name(options),
+                        item.line,
+                    )
+                store.add(rows)
             if progress is not None and progress.due():
                 first = state.specs[0]
                 progress.show(scorer.segments, f"{first.label} {scorer.scores()[0].score:.2f}")
@@ -427,20 +447,85 @@ def run(
         unpaired = segments.report.left_out
         if unpaired and not options.allow_unpaired:
             status = EXIT_DATAERR
-    text = "" if started else header(fmt, ctx)
+    results = run_test(test, state.specs, _names(systems), store) if store is not None else []
+    finals = []
     for index, system in enumerate(systems):
-        final = Record(
-            "corpus",
-            tuple(scorer.scores(index)),
-            scorer.segments,
-            system=system,
-            partial=state.partial,
-            skipped=policy.count,
-            unpaired=unpaired,
+        per_metric = results[index * len(state.specs) : (index + 1) * len(state.specs)]
+        finals.append(
+            Record(
+                "corpus",
+                tuple(scorer.scores(index)),
+                scorer.segments,
+                system=system,
+                partial=state.partial,
+                skipped=policy.count,
+                unpaired=unpaired,
+                results=tuple(per_metric) if per_metric else None,
+            )
         )
-        text += formatter(final, ctx)
-    out.write(text)
+    text = "" if started else header(fmt, ctx)
+    out.write(text + final_text(fmt, ctx, finals, test))
     return status
+
+
+def _names(systems: Sequence[str | int | None]) -> list[str]:
+    """Systems as tables name them: file names, or paste field numbers."""
+    return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
+
+
+def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+    """The corpus records: one per system, or SacreBLEU's table of several systems."""
+    table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
+    if table:
+        return _table(fmt, ctx, finals, test)
+    if fmt == "text" and not ctx.score_only and test is not None:
+        return _single_with_intervals(ctx, finals[0])
+    return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
+
+
+def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+    names = _names([record.system for record in finals])
+    if test is not None and test.paired:
+        names[0] = f"Baseline: {names[0]}"
+    results = []
+    for name, record in zip(names, finals):
+        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+            found = record.results[index] if record.results else None
+            results.append(
+                Result(
+                    name,
+                    spec.label,
+                    score.score,
+                    found.mean if found else None,
+                    found.ci if found else None,
+                    found.p_value if found else None,
+                )
+            )
+    signatures = {
+        spec.label: format_signature(signature)
+        for spec, signature in zip(ctx.specs, ctx.signatures)
+    }
+    kind = test.kind if test is not None and test.paired else None
+    n = test.n if test is not None else None
+    make = latex_report if fmt == "latex" else text_report
+    text = make(results, signatures, kind, n, ctx.width)
+    notes = notes_of(finals[0])
+    return text + (notes.strip() + "\n" if notes else "")
+
+
+def _single_with_intervals(ctx: Context, record: Record) -> str:
+    """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
+    lines = []
+    notes = notes_of(record)
+    for index, (spec, signature, score) in enumerate(zip(ctx.specs, ctx.signatures, record.scores)):
+        found = record.results[index] if record.results else None
+        result = Result(
+            "", spec.label, score.score, found.mean if found else None, found.ci if found else None
+        )
+        detail = spec.metric.verbose(score, spec.settings)
+        line = single_line(result, format_signature(signature), detail, ctx.width)
+        lines.append(line + notes + "\n")
+    return "".join(lines)
 
 
 def _count(scorer: Scorer, item: Item, options: RunOptions) -> Rows:

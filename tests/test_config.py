@@ -325,7 +325,7 @@ ERRORS = [
     (
         "table-value",
         "[format]\nname = 'json'\n",
-        "bleustream.toml: key 'format': must be one of text, tsv, json, stats, not a table",
+        "bleustream.toml: key 'format': must be one of text, tsv, json, stats, latex, not a table",
     ),
     (
         "syntax",

@@ -251,15 +251,22 @@ def _other_systems(
 
 def stats_items(
     options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
-) -> tuple[Iterator[Chunk | Layout], list[LineSource]]:
-    """Statistics read back from stats records: the shards, one after another."""
+) -> tuple[Iterator[Chunk | Layout | list[Chunk]], list[LineSource]]:
+    """Statistics read back from stats records.
+
+    The operands (or stdin) are shards of one system, added up in turn;
+    several ``-i`` files are several systems' per-segment statistics, read
+    in step (for the paired tests).
+    """
     _check_stdin(options)
-    paths = [*options.refs] or list(options.inputs)
     if options.refs and options.inputs != ("-",):
         raise UsageError(
-            "with --input-format stats, give the shards either as operands or with -i, not both"
+            "with --input-format stats, give shards as operands, or systems with -i, not both"
         )
+    paths = [*options.refs] or list(options.inputs)
     sources = _open_all(paths, stdin, options, policy)
+    if len(options.inputs) > 1:
+        return _system_chunks(sources), sources
 
     def chunks() -> Iterator[Chunk | Layout]:
         layout: Layout | None = None
@@ -270,6 +277,37 @@ def stats_items(
                 yield chunk
 
     return chunks(), sources
+
+
+def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[Chunk]]:
+    """Several systems' per-segment statistics, segment by segment."""
+    first = read_stats(sources[0], None)
+    layout = next(first, None)
+    if layout is None:
+        return
+    assert isinstance(layout, Layout)
+    yield layout
+    streams = [first, *(read_stats(source, layout) for source in sources[1:])]
+    while True:
+        chunks = [next(stream, None) for stream in streams]
+        if all(chunk is None for chunk in chunks):
+            return
+        for source, chunk in zip(sources, chunks):
+            if chunk is None:
+                raise InputError(
+                    f"this system's statistics ended after line {source.line}, before "
+                    "the other systems'",
+                    source.name,
+                )
+            assert isinstance(chunk, Chunk)
+            if not chunk.is_segment:
+                raise InputError(
+                    "several systems' statistics must be per-segment records "
+                    "(written with -sl -f stats)",
+                    source.name,
+                    chunk.source_line,
+                )
+        yield [c for c in chunks if isinstance(c, Chunk)]
 
 
 def input_name(options: RunOptions) -> str:
@@ -351,7 +389,9 @@ def run(
             items = _chunks_to_items(segments, options, state)
             # The metrics come from the first record: read it before the header.
             first = next(items, None)
-            scorer = Scorer(state.specs, 1)
+            scorer = Scorer(state.specs, nsys)
+            if test is not None:
+                store = SegmentStore(nsys, len(state.specs))
             ctx = context()
             items = _prepend(first, items)
         else:
@@ -545,10 +585,15 @@ def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
 
 
 def _chunks_to_items(
-    chunks: Iterator[Chunk | Layout], options: RunOptions, state: _State
+    chunks: Iterator[Chunk | Layout | list[Chunk]], options: RunOptions, state: _State
 ) -> Iterator[Item]:
     """Items of statistics read back; the first layout sets the metrics."""
     for chunk in chunks:
+        if isinstance(chunk, list):
+            head = chunk[0]
+            rows = tuple(c.rows for c in chunk)
+            yield Item((), (), rows, 1, head.line, head.id, True, 0)
+            continue
         if isinstance(chunk, Layout):
             overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
             state.specs = specs_of(chunk, overrides)

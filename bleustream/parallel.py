@@ -16,9 +16,11 @@ never a silently smaller corpus.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -34,6 +36,7 @@ from bleustream.scorer import Scorer
 BATCH = 256  # segments per batch sent to a worker
 LINGER = 0.05  # seconds a partial batch waits for more input
 IN_FLIGHT = 3  # batches per worker sent ahead
+READ_AHEAD = 2  # batches read ahead of those sent
 
 Rows = Sequence[Sequence[Row]]
 
@@ -63,9 +66,37 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     _worker_scorer = Scorer(specs, systems)
 
 
+class Summed(NamedTuple):
+    """A batch's statistics added up in the worker, for a run that needs only sums.
+
+    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
+    statistics: their sum is the same in any order) or ``("rows", [row,
+    ...])``: statistics with floats (TER's average reference length), which
+    the parent adds one by one so that its running sum rounds as one
+    process's does.
+    """
+
+    parts: list[list[tuple[str, Any]]]
+    segments: int
+
+
+def _sum_batch(rows: list[Rows], systems: int) -> Summed:
+    parts: list[list[tuple[str, Any]]] = []
+    for system in range(systems):
+        per_metric: list[tuple[str, Any]] = []
+        for index in range(len(rows[0][system])):
+            column = [segment[system][index] for segment in rows]
+            if any(isinstance(x, float) for row in column for x in row):
+                per_metric.append(("rows", column))
+            else:
+                per_metric.append(("sum", tuple(map(sum, zip(*column)))))
+        parts.append(per_metric)
+    return Summed(parts, len(rows))
+
+
 def _count_batch(
-    batch: list[tuple[tuple[str, ...], Sequence[str]]],
-) -> list[Rows | InputError]:
+    batch: list[tuple[tuple[str, ...], Sequence[str]]], summed: bool = False
+) -> list[Rows | InputError] | Summed:
     """The rows of each segment of a batch.
 
     A segment whose text cannot be scored ends the batch with its error in
@@ -81,6 +112,8 @@ def _count_batch(
         except InputError as exc:
             out.append(exc)
             break
+    if summed and out and not isinstance(out[-1], InputError):
+        return _sum_batch(out, scorer.systems)  # type: ignore[arg-type]
     return out
 
 
@@ -90,44 +123,85 @@ def _count_batch(
 
 
 class _Feeder(threading.Thread):
-    """Reads items on a thread of its own, into a list the main thread takes from."""
+    """Reads items on a thread of its own, into a queue the main thread takes from.
 
-    def __init__(self, items: Iterator[Any]) -> None:
+    The queue holds at most ``capacity`` items: the reader waits for room
+    rather than running ahead of the workers, so that memory stays flat
+    however large the input, and the progress shown follows the scoring.
+    """
+
+    def __init__(self, items: Iterator[Any], capacity: int) -> None:
         super().__init__(name="bleustream-reader", daemon=True)
         self._items = items
+        self._capacity = capacity
         self._cond = threading.Condition()
-        self._pending: list[Any] = []
+        self._pending: deque[Any] = deque()
         self.finished = False
         self.error: BaseException | None = None
+        # When the run ends early (an error, a signal, a dead worker), this
+        # thread may be blocked in a read of standard input, holding the
+        # lock of sys.stdin's buffer.  If the interpreter then finalized
+        # sys.stdin, closing it would need that lock, and CPython aborts
+        # ("could not acquire lock ... at interpreter shutdown"): a core
+        # dump instead of the documented exit status.  The thread keeps
+        # the standard input objects alive, so they are never finalized.
+        self._standard_input = (sys.stdin, sys.__stdin__)
 
     def run(self) -> None:
         try:
             for item in self._items:
                 with self._cond:
+                    while len(self._pending) >= self._capacity:
+                        self._cond.wait()
                     self._pending.append(item)
                     if len(self._pending) >= BATCH:
-                        self._cond.notify()
+                        self._cond.notify_all()
         except BaseException as exc:  # handed to the main thread, in order
             with self._cond:
                 self.error = exc
         finally:
             with self._cond:
                 self.finished = True
-                self._cond.notify()
+                self._cond.notify_all()
 
     def take(self, timeout: float) -> tuple[list[Any], bool]:
-        """What has been read so far (waiting up to ``timeout`` for a full
-        batch), and whether the reading is over."""
+        """Up to a batch of what has been read (waiting up to ``timeout`` for
+        a full batch), and whether the reading is over and all of it taken."""
         with self._cond:
             if len(self._pending) < BATCH and not self.finished:
                 self._cond.wait(timeout)
-            batch, self._pending = self._pending, []
-            return batch, self.finished
+            pending = self._pending
+            batch = [pending.popleft() for _ in range(min(BATCH, len(pending)))]
+            self._cond.notify_all()  # room for the reader
+            return batch, self.finished and not pending
 
 
 class _Slot(NamedTuple):
     items: list[Any]
     future: Future[list[Rows]] | None  # None: nothing to count (statistics read back)
+
+
+@contextlib.contextmanager
+def _no_sigpipe() -> Iterator[None]:
+    """SIGPIPE blocked in this thread, and in the threads it starts meanwhile.
+
+    The command line lets SIGPIPE end the process, so that a closed output
+    pipe ends it quietly.  But the pool's own threads write to the pipes of
+    the workers: when a worker dies, such a write would kill the process
+    without a word, instead of the pool reporting the death.  The pool's
+    threads are started by its first ``submit``, inheriting this thread's
+    signal mask; a SIGPIPE this thread itself drew meanwhile is discarded.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+    try:
+        yield
+    finally:
+        if signal.SIGPIPE in signal.sigpending():
+            signal.sigtimedwait({signal.SIGPIPE}, 0)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _died(exc: BaseException) -> WorkerError:
@@ -140,12 +214,17 @@ def _died(exc: BaseException) -> WorkerError:
 class ParallelCounter:
     """Counts items on ``jobs`` worker processes; yields (item, rows) in order."""
 
-    def __init__(self, specs: tuple[Spec, ...], systems: int, jobs: int) -> None:
+    def __init__(
+        self, specs: tuple[Spec, ...], systems: int, jobs: int, summed: bool = False
+    ) -> None:
+        """``summed``: the run needs only sums, so workers add each batch up
+        (see ``Summed``) and each batch comes back as one pair."""
         methods = multiprocessing.get_all_start_methods()
         # forkserver (or spawn) rather than fork: the reader thread may hold
         # a lock of a stream at the moment a worker would be forked.
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.jobs = jobs
+        self.summed = summed
         self._executor = ProcessPoolExecutor(
             max_workers=jobs,
             mp_context=context,
@@ -159,13 +238,16 @@ class ParallelCounter:
         """Whether the reader thread is still inside the input."""
         return self._feeder is not None and self._feeder.is_alive()
 
-    def scored(self, items: Iterator[Any]) -> Iterator[tuple[Any, Rows | InputError | None]]:
+    def scored(
+        self, items: Iterator[Any]
+    ) -> Iterator[tuple[Any, Rows | InputError | Summed | None]]:
         """Each item with its rows (None for an item that carries its own).
 
         An item whose text could not be scored comes with its ``InputError``
-        in place of rows; the caller raises it.
+        in place of rows; the caller raises it.  With ``summed``, a whole
+        batch comes as its first item with a ``Summed``.
         """
-        feeder = self._feeder = _Feeder(items)
+        feeder = self._feeder = _Feeder(items, READ_AHEAD * BATCH)
         feeder.start()
         slots: deque[_Slot] = deque()
         limit = IN_FLIGHT * self.jobs
@@ -187,19 +269,24 @@ class ParallelCounter:
         if not work:
             return _Slot(batch, None)
         try:
-            return _Slot(batch, self._executor.submit(_count_batch, work))
+            with _no_sigpipe():
+                return _Slot(batch, self._executor.submit(_count_batch, work, self.summed))
         except BrokenProcessPool as exc:
             raise _died(exc) from None
 
-    def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | InputError | None]]:
+    def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | InputError | Summed | None]]:
         if slot.future is None:
             for item in slot.items:
                 yield item, None
             return
         try:
-            counted = iter(slot.future.result())
+            result = slot.future.result()
         except BrokenProcessPool as exc:
             raise _died(exc) from None
+        if isinstance(result, Summed) and len(slot.items) == result.segments:
+            yield slot.items[0], result
+            return
+        counted = iter(result)
         for item in slot.items:
             if item.rows is not None:
                 yield item, None

@@ -36,7 +36,7 @@ from bleustream.logs import LOG_FORMATS, check_usage, log_segments
 from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.pairing import PairedSegments
-from bleustream.parallel import ParallelCounter
+from bleustream.parallel import ParallelCounter, Summed
 from bleustream.progress import Progress, file_extent
 from bleustream.readers import (
     STDIN_NAME,
@@ -404,13 +404,23 @@ def run(
             size, position = file_extent(getattr(sources[0], "_stream", None))
             progress = Progress(progress_stream, size, position)
         if options.jobs > 1 and not reading_stats:
-            counter = ParallelCounter(state.specs, scorer.systems, options.jobs)
+            summed = not (options.sentence_level or every or store is not None)
+            counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
             pairs = counter.scored(items)
         else:
             pairs = ((item, None) for item in items)
         for item, counted in pairs:
             if counted is not None and isinstance(counted, InputError):
                 raise InputError(counted.message, input_name(options), item.line)
+            if isinstance(counted, Summed):
+                if state.nrefs is None:
+                    state.nrefs = len(item.refs)
+                    ctx = context()
+                scorer.accumulate_parts(counted.parts, counted.segments)
+                if progress is not None and progress.due():
+                    first = state.specs[0]
+                    progress.show(scorer.segments, f"{first.label} {scorer.scores()[0].score:.2f}")
+                continue
             if state.nrefs is None:
                 state.nrefs = len(item.refs)
                 ctx = context()

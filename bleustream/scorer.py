@@ -94,6 +94,22 @@ class Scorer:
             for total, row in zip(self.totals, rows)
         )
 
+    def accumulate_parts(self, parts: Sequence[Sequence[tuple[str, Any]]], segments: int) -> None:
+        """Adds a batch summed elsewhere: per system and metric, ``("sum", row)``
+        or ``("rows", rows)`` (added one by one, as ``accumulate`` would)."""
+        totals = []
+        for total, system_parts in zip(self.totals, parts):
+            rows = []
+            for row, (kind, value) in zip(total.rows, system_parts):
+                if kind == "sum":
+                    row = add_rows(row, value)
+                else:
+                    for one in value:
+                        row = add_rows(row, one)
+                rows.append(row)
+            totals.append(Totals(tuple(rows), total.segments + segments))
+        self.totals = tuple(totals)
+
     def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """Adds one segment: each system's hypothesis against the shared references.
 

@@ -19,6 +19,7 @@ from typing import IO, Any, BinaryIO, NoReturn
 
 from bleustream import __version__
 from bleustream.argtypes import whole_number
+from bleustream.batch import require_numpy
 from bleustream.config import (
     FROM_COMMAND_LINE,
     FROM_DEFAULT,
@@ -474,6 +475,9 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     )
 
 
+_TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}
+
+
 def _test(options: dict[str, Any]) -> Test | None:
     """The resampling test the options ask for, checked against the systems."""
     if options["paired_bs"] and options["paired_ar"]:
@@ -487,6 +491,8 @@ def _test(options: dict[str, Any]) -> Test | None:
         test = Test("ar", options["paired_ar_n"], seed, confidence)
     elif options["confidence"]:
         test = Test("ci", options["confidence_n"], seed)
+    if test is not None:
+        require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     systems = max(len(options["input"]), options["systems"])
     if test is not None and test.paired and systems < 2:
         raise UsageError(

@@ -325,7 +325,11 @@ class _State:
 
     specs: tuple[Spec, ...]
     nrefs: int | str | None
-    partial: bool = False
+    partial: bool = False  # this run was interrupted
+    # Statistics read back: whether a shard came from an interrupted run,
+    # and the bad lines its run skipped.
+    shard_partial: bool = False
+    shard_skipped: int = 0
 
 
 def run(
@@ -507,8 +511,8 @@ def run(
                 tuple(scorer.scores(index)),
                 scorer.segments,
                 system=system,
-                partial=state.partial,
-                skipped=policy.count,
+                partial=state.partial or state.shard_partial,
+                skipped=policy.count + state.shard_skipped,
                 unpaired=unpaired,
                 results=tuple(per_metric) if per_metric else None,
             )
@@ -609,6 +613,8 @@ def _chunks_to_items(
             state.specs = specs_of(chunk, overrides)
             state.nrefs = chunk.nrefs
             continue
+        state.shard_partial = state.shard_partial or chunk.partial
+        state.shard_skipped += chunk.skipped
         if chunk.segments == 0:
             continue
         if not chunk.is_segment and options.sentence_level:

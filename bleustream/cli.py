@@ -491,6 +491,11 @@ def _test(options: dict[str, Any]) -> Test | None:
         test = Test("ar", options["paired_ar_n"], seed, confidence)
     elif options["confidence"]:
         test = Test("ci", options["confidence_n"], seed)
+    seen: set[str] = set()
+    for name in options["input"]:
+        if name in seen:
+            raise UsageError(f"system {name} is given twice: each -i FILE names one system")
+        seen.add(name)
     if test is not None:
         require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     systems = max(len(options["input"]), options["systems"])

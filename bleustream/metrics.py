@@ -11,11 +11,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bleustream import bleu
+from bleustream import bleu, chrf, ter
 from bleustream.metric import Metric, Option, Row
 
 METRICS: dict[str, Metric] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]
+    chrf.NAME: chrf,  # type: ignore[dict-item]
+    ter.NAME: ter,  # type: ignore[dict-item]
 }
 
 DEFAULT_METRICS = ("bleu",)

@@ -1,0 +1,239 @@
+"""TER, translation edit rate (Snover et al. 2006), as SacreBLEU 2.x.
+
+A metric module (see ``bleustream.metric``).  A segment's statistics are
+SacreBLEU's row ``(edits, ref_len)``: the fewest edits (shifts plus the
+beam-limited edit distance of ``bleustream.tercom``) over the references,
+and the average reference length, a float (the sum of the reference
+lengths divided by their number).  Rows add as SacreBLEU sums them, so the
+corpus score, ``100 * edits / ref_len``, is bit-identical to SacreBLEU's.
+
+Text goes through SacreBLEU's TER preprocessing: the line is right-stripped,
+then tokenized by the tercom tokenizer (``bleustream.ter_tokenizer``), then
+split on white space; a reference is tokenized twice, as SacreBLEU does.
+The references are tokenized and interned once per segment
+(``prepare_refs``), for every system scored against them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from bleustream import __version__
+from bleustream.metric import Option, Row
+from bleustream.ter_tokenizer import SIGNATURE as TOKENIZER_SIGNATURE
+from bleustream.ter_tokenizer import tercom_tokenizer
+from bleustream.tercom import Reference, prepare_reference, translation_edit_rate
+
+NAME = "ter"
+TITLE = "TER"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a TER score, as in SacreBLEU's signature."""
+
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    case_sensitive: bool = False
+
+
+DEFAULT_SETTINGS = Settings()
+
+
+@dataclass(frozen=True)
+class TerScore:
+    """A TER score (a percentage) and the statistics it was computed from.
+
+    ``num_edits`` is the total number of edits as a whole number and
+    ``ref_length`` the summed average reference lengths, as SacreBLEU's
+    ``TERScore`` holds them.
+    """
+
+    score: float
+    row: Row
+    num_edits: int
+    ref_length: float
+
+
+OPTIONS = (
+    Option(
+        ("--ter-case-sensitive",),
+        "ter_case_sensitive",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "enables case sensitivity for TER (default: no)",
+        },
+    ),
+    Option(
+        ("--ter-asian-support",),
+        "ter_asian_support",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "enables special treatment of Asian characters for TER; acts with "
+            "--ter-normalized or --ter-no-punct (default: no)",
+        },
+    ),
+    Option(
+        ("--ter-no-punct",),
+        "ter_no_punct",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "removes punctuation for TER (default: no)",
+        },
+    ),
+    Option(
+        ("--ter-normalized",),
+        "ter_normalized",
+        False,
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "applies basic normalization and tokenization for TER (default: no)",
+        },
+    ),
+)
+
+# Every TER setting changes the tokens, and so the statistics.
+SCORE_ONLY: frozenset[str] = frozenset()
+
+
+def settings_from(options: Mapping[str, Any]) -> Settings:
+    """The TER settings of resolved options, by dest (a missing or None value
+    takes the option's default)."""
+    values = {}
+    for option in OPTIONS:
+        value = options.get(option.dest)
+        values[option.dest] = option.default if value is None else bool(value)
+    return Settings(
+        normalized=values["ter_normalized"],
+        no_punct=values["ter_no_punct"],
+        asian_support=values["ter_asian_support"],
+        case_sensitive=values["ter_case_sensitive"],
+    )
+
+
+def label(settings: Settings) -> str:
+    return "TER"
+
+
+def row_size(settings: Settings) -> int:
+    return 2
+
+
+def _tokenizer(settings: Settings) -> Callable[[str], str]:
+    return tercom_tokenizer(
+        normalized=settings.normalized,
+        no_punct=settings.no_punct,
+        asian_support=settings.asian_support,
+        case_sensitive=settings.case_sensitive,
+    )
+
+
+def _preprocess(settings: Settings) -> Callable[[str], list[str]]:
+    """SacreBLEU's ``TER._preprocess_segment`` then ``split``: a hypothesis to its words."""
+    tokenize = _tokenizer(settings)
+    return lambda text: tokenize(text.rstrip()).split()
+
+
+def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Reference, ...]]:
+    """References to their words, interned with their match vectors
+    (SacreBLEU's ``_extract_reference_info``, plus what the edit distance
+    would otherwise recompute for every hypothesis).
+
+    SacreBLEU preprocesses a reference twice: ``_cache_references`` does it,
+    then ``_extract_reference_info`` does it again to the result.  The
+    normalized rules are not idempotent (``"john's,"`` splits into one more
+    word the second time, ``"a..5"`` too), so neither is this.
+    """
+    tokenize = _tokenizer(settings)
+
+    def prepare_one(ref: str) -> Reference:
+        return prepare_reference(tokenize(tokenize(ref.rstrip()).rstrip()).split())
+
+    def prepare(refs: Sequence[str]) -> tuple[Reference, ...]:
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return tuple(map(prepare_one, refs))
+
+    return prepare
+
+
+def count(settings: Settings) -> Callable[[str, tuple[Reference, ...]], Row]:
+    """A hypothesis against its prepared references, to ``(edits, avg_ref_len)``
+    (SacreBLEU's ``_compute_segment_statistics``): the fewest edits over the
+    references, and the average reference length as a float."""
+    preprocess = _preprocess(settings)
+
+    def hyp_row(hyp: str, refs: tuple[Reference, ...]) -> Row:
+        words = preprocess(hyp)
+        best = min(translation_edit_rate(words, ref) for ref in refs)
+        ref_lengths = sum(len(ref.ids) for ref in refs)
+        return (best, ref_lengths / len(refs))
+
+    return hyp_row
+
+
+def score(row: Sequence[Any], settings: Settings) -> TerScore:
+    """Corpus TER of summed statistics (SacreBLEU's ``_compute_score_from_stats``)."""
+    if len(row) != 2:
+        raise ValueError(f"a TER row of {len(row)} numbers, 2 expected")
+    total_edits, sum_ref_lengths = row
+    if sum_ref_lengths > 0:
+        value = total_edits / sum_ref_lengths
+    elif total_edits > 0:
+        value = 1.0  # empty references, non-empty hypothesis
+    else:
+        value = 0.0  # both empty
+    return TerScore(100 * value, tuple(row), int(total_edits), float(sum_ref_lengths))
+
+
+def sentence_score(row: Sequence[Any], settings: Settings) -> TerScore:
+    """Sentence TER: SacreBLEU's ``sentence_score`` is its corpus score of one
+    segment, so the same computation."""
+    return score(row, settings)
+
+
+def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
+    """SacreBLEU's ``TERSignature`` fields in its order, ``version`` last."""
+    return {
+        "nrefs": str(nrefs),
+        "case": "mixed" if settings.case_sensitive else "lc",
+        "tok": TOKENIZER_SIGNATURE,
+        "norm": "yes" if settings.normalized else "no",
+        "punct": "no" if settings.no_punct else "yes",
+        "asian": "yes" if settings.asian_support else "no",
+        "version": f"bleustream-{__version__}",
+    }
+
+
+def json_fields(ter: TerScore, settings: Settings) -> dict[str, Any]:
+    """The raw statistics: ``num_edits`` (a whole number) and ``ref_length``
+    (the summed average reference lengths, a float)."""
+    return {"num_edits": ter.num_edits, "ref_length": float(ter.ref_length)}
+
+
+def tsv_fields(ter: TerScore, settings: Settings) -> list[tuple[str, str]]:
+    """``ter``, ``ter_edits``, ``ter_ref_len``."""
+    return [
+        ("ter", repr(ter.score)),
+        ("ter_edits", str(ter.num_edits)),
+        ("ter_ref_len", repr(float(ter.ref_length))),
+    ]
+
+
+def verbose(ter: TerScore, settings: Settings) -> str:
+    """SacreBLEU prints nothing after a TER score."""
+    return ""
+
+
+def score_rows(sums: Any, settings: Settings) -> Any:
+    """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
+    from bleustream.batch import ter_rows
+
+    return ter_rows(sums, settings)

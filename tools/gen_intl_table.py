@@ -45,8 +45,10 @@ def regex_version() -> str:
 
 def regex_unicode_version() -> str:
     """The Unicode version regex's description states, e.g. ``18.0.0``."""
-    description = metadata.metadata("regex").get_payload() or ""  # type: ignore[attr-defined]
-    found = re.search(r"supports Unicode (\d+\.\d+\.\d+)", str(description))
+    # The raw METADATA file, not its parsed form: the parsed description
+    # depends on how the email package was left by whoever used it last.
+    text = metadata.distribution("regex").read_text("METADATA") or ""
+    found = re.search(r"supports Unicode (\d+\.\d+\.\d+)", text)
     if found is None:
         raise SystemExit(
             "the regex distribution does not state its Unicode version: "

@@ -1,0 +1,276 @@
+"""examples/dask_score.py prints what the ``bleustream`` command prints.
+
+The example runs as a subprocess on real Dask clusters of two worker
+processes: one started here and shared by the module (``--scheduler``),
+and one the example starts itself.  Its output is compared, byte for byte,
+with the real ``bleustream`` command's for the same files and options, for
+every registered metric; its errors with the command's errors.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import bleustream
+from bleustream.metrics import METRICS
+from bleustream.run import RunOptions
+from bleustream.scorer import Totals
+from tests.clirun import run
+from tests.conftest import RealSet, real_sets, require_real_data
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask is not installed: pip install 'bleustream[dask]'"
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "dask_score.py"
+EXAMPLE_PREFIX = "dask_score.py: "
+CLI_PREFIX = "bleustream: "
+
+
+def example(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLE), *map(str, args)],
+        capture_output=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+def load_example() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("dask_score", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("dask_score", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def real(name: str) -> RealSet:
+    require_real_data()
+    return next(s for s in real_sets() if s.name == name)
+
+
+def lines_of(path: Path) -> list[bytes]:
+    """A file's lines as bleustream splits them (at "\\n" only), without their ends."""
+    lines = path.read_bytes().split(b"\n")
+    return lines[:-1] if lines[-1] == b"" else lines
+
+
+def operands(real_set: RealSet) -> list[str | Path]:
+    """All the set's references, and its first system."""
+    return [*real_set.refs, "-i", real_set.hyps[0]]
+
+
+def error_line(proc: subprocess.CompletedProcess[bytes], prefix: str) -> str:
+    """The one line on stderr, without the program's name."""
+    lines = proc.stderr.decode("utf-8").splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(prefix), lines
+    return lines[0][len(prefix) :]
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a two-process LocalCluster, shared by this module's tests."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+# ----------------------------------------------------------------------------
+# The same output
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_json_matches_the_command_line(scheduler: str, metric: str) -> None:
+    """WMT21 en-de, three references, cut into 7 partitions (uneven, not a power of 2).
+
+    JSON carries every float at full precision: TER's summed average
+    reference length (a float for three references) must be added in input
+    order, as one process adds it, to come out the same.
+    """
+    args = [*operands(real("wmt21-en-de")), "-m", metric, "-f", "json", "--no-config"]
+    expected = run(*args, timeout=120)
+    assert expected.returncode == 0, expected.stderr
+    got = example(*args, "--scheduler", scheduler, "--partitions", "7")
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout == expected.stdout
+    assert b"Traceback" not in got.stderr
+
+
+def test_text_of_every_metric_on_its_own_local_cluster(tmp_path: Path) -> None:
+    """No --scheduler: the example starts two worker processes and stops them.
+
+    The first 1200 lines of WMT17 en-de as one paste file, every metric at
+    once, text with four decimals.
+    """
+    wmt17 = real("sacrebleu-wmt17-en-de")
+    hyp, ref = lines_of(wmt17.hyps[0])[:1200], lines_of(wmt17.refs[0])[:1200]
+    paste = tmp_path / "wmt17.tsv"
+    paste.write_bytes(b"".join(h + b"\t" + r + b"\n" for h, r in zip(hyp, ref)))
+    args = ["-i", paste, "-m", *METRICS, "-w", "4", "--no-config"]
+    expected = run(*args, timeout=120)
+    assert expected.returncode == 0, expected.stderr
+    assert len(expected.stdout.splitlines()) == len(METRICS)
+    got = example(*args, "--workers", "2", "--partitions", "5")
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout == expected.stdout
+
+
+def test_partial_sums_of_fractions_are_added_in_input_order() -> None:
+    """Why the partitions are added segment by segment where statistics are fractions.
+
+    Thirds summed in two halves and then added differ in the last bit from
+    the same thirds summed one after the other, which is SacreBLEU's sum.
+    """
+    ds = load_example()
+    values = [(7 * i % 23 + 5) / 3 for i in range(1000)]
+    sequential = 0
+    for value in values:
+        sequential += value  # SacreBLEU's sum_of_lists: left to right
+    halves = [values[:373], values[373:]]
+    parts = [
+        ds.PartitionStats(Totals(((len(h), sum_left(h)),), len(h)), ((0, 1),), (h,)) for h in halves
+    ]
+    # Precondition: adding the halves' sums is not the sequential sum.
+    assert (parts[0].totals + parts[1].totals).rows[0][1] != sequential
+    total = Totals(((0, 0),), 0)
+    for part in parts:
+        total = ds.add_partition(total, part)
+    assert total.rows[0] == (1000, sequential)
+    assert type(total.rows[0][0]) is int
+    assert total.segments == 1000
+
+
+def test_index_and_plan_cut_files_at_line_starts(tmp_path: Path) -> None:
+    """The index keeps the offset of every stride-th line, the stride doubling as lines come.
+
+    10,001 lines (some empty, the last without a newline) are more than one
+    stride of 1 can keep; partitions must cover every line once, each
+    starting at the byte where its first line starts.
+    """
+    ds = load_example()
+    lines = [b"x" * (i % 7) + "é".encode() * (i % 3) for i in range(10_001)]
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"\n".join(lines))
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    index = ds.index_file(str(path), "lines.txt", "utf-8", "strict", False)
+    assert index.lines == 10_001
+    assert index.stride > 1
+    assert len(index.marks) <= ds.MAX_MARKS + 1
+    assert list(index.marks) == starts[: index.lines : index.stride]
+    options = RunOptions(specs=(bleustream.spec("bleu"),), refs=("lines.txt",))
+    parts = ds.plan([index, index], options, [str(path), str(path)], 7)
+    assert len(parts) == 7
+    assert [p.first for p in parts] == sorted(p.first for p in parts)
+    assert sum(p.count for p in parts) == 10_001
+    for part, following in zip(parts, parts[1:]):
+        assert part.first + part.count == following.first
+    for part in parts:
+        assert part.offsets == (starts[part.first], starts[part.first])
+
+
+def sum_left(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+# ----------------------------------------------------------------------------
+# The same errors
+# ----------------------------------------------------------------------------
+
+
+def bad_utf8_file(tmp_path: Path, source: Path, line: int) -> Path:
+    """``source`` with an invalid byte in line ``line`` (1-based)."""
+    lines = lines_of(source)
+    lines[line - 1] = lines[line - 1][:5] + b"\xff" + lines[line - 1][5:]
+    bad = tmp_path / "bad.de"
+    bad.write_bytes(b"".join(text + b"\n" for text in lines))
+    return bad
+
+
+def test_errors_are_the_command_lines(scheduler: str, tmp_path: Path) -> None:
+    """A missing file (66), files of different lengths and a bad line deep in the file (65).
+
+    Files are named as given: the missing one by its relative path.
+    """
+    wmt21 = real("wmt21-en-de")
+    short = tmp_path / "short.de"
+    short.write_bytes(b"".join(line + b"\n" for line in lines_of(wmt21.refs[1])[:900]))
+    cases = [
+        ([wmt21.refs[0], "examples/missing.de", "-i", wmt21.hyps[0]], 66),
+        ([wmt21.refs[0], short, wmt21.refs[2], "-i", wmt21.hyps[0]], 65),
+        ([wmt21.refs[0], "-i", bad_utf8_file(tmp_path, wmt21.hyps[0], 777)], 65),
+    ]
+    for args, status in cases:
+        expected = run(*args, "--no-config", cwd=ROOT)
+        assert expected.returncode == status, expected.stderr
+        got = example(*args, "--no-config", "--scheduler", scheduler, "--partitions", "4")
+        assert got.returncode == status, got.stderr.decode()
+        assert got.stdout == b""
+        assert error_line(got, EXAMPLE_PREFIX) == error_line(expected, CLI_PREFIX)
+
+
+def test_paste_line_with_other_fields_in_a_later_partition(scheduler: str, tmp_path: Path) -> None:
+    """Each partition checks its lines against line 1's number of fields, as one process does."""
+    wmt21 = real("wmt21-en-de")
+    lines = [h + b"\t" + r for h, r in zip(lines_of(wmt21.hyps[0]), lines_of(wmt21.refs[0]))]
+    lines[850] += b"\textra"
+    paste = tmp_path / "paste.tsv"
+    paste.write_bytes(b"\n".join(lines) + b"\n")
+    expected = run("-i", paste, "--no-config")
+    assert expected.returncode == 65
+    got = example("-i", paste, "--no-config", "--scheduler", scheduler, "--partitions", "3")
+    assert got.returncode == 65
+    assert got.stdout == b""
+    message = error_line(got, EXAMPLE_PREFIX)
+    assert message == error_line(expected, CLI_PREFIX)
+    assert message.startswith(f"{paste}:851: expected 2 tab-separated fields")
+
+
+# ----------------------------------------------------------------------------
+# Refusals (no cluster needed)
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["-sl"], ["--sentence-level"], ["--every", "100"], ["--skip-bad-lines"]],
+)
+def test_records_other_than_the_corpus_record_are_refused(option: list[str]) -> None:
+    got = example("examples/ref.en", "-i", "examples/hyp.en", "--no-config", *option)
+    assert got.returncode == 2
+    assert got.stdout == b""
+    flag = "--sentence-level" if option[0] == "-sl" else option[0]
+    assert error_line(got, EXAMPLE_PREFIX).startswith(f"{flag} is not supported here")
+
+
+def test_without_dask_exits_2_naming_the_extra(tmp_path: Path) -> None:
+    """A ``distributed`` that cannot be imported stands for Dask not installed."""
+    (tmp_path / "distributed.py").write_text("raise ImportError('no Dask here')\n")
+    python_path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLE), "examples/ref.en", "-i", "examples/hyp.en", "--no-config"],
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *python_path])},
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert error_line(proc, EXAMPLE_PREFIX) == "needs Dask: pip install 'bleustream[dask]'"

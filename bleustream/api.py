@@ -17,10 +17,12 @@ or on other machines merge with ``merge``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
+from bleustream.bleu import SMOOTH_DEFAULTS
+from bleustream.metric import Row
 from bleustream.metrics import METRICS, Spec, default_options
 from bleustream.scorer import Scorer, Totals
 
@@ -40,11 +42,17 @@ class Score:
     stats: tuple[Any, ...]
     signature: str
     detail: Any
+    settings: Any = None  # the metric's settings (chrF's ``beta``, ``char_order``...)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "detail":
+        if name.startswith("__") or name in ("detail", "settings"):
             raise AttributeError(name)
-        return getattr(self.detail, name)
+        try:
+            return getattr(self.detail, name)
+        except AttributeError:
+            if self.settings is None or not hasattr(self.settings, name):
+                raise
+            return getattr(self.settings, name)
 
     def format(self, width: int = 2) -> str:
         """SacreBLEU's line: ``NAME|signature = score``."""
@@ -71,15 +79,42 @@ def spec(metric: str, **settings: Any) -> Spec:
     return Spec(METRICS[metric], METRICS[metric].settings_from(options))
 
 
-@lru_cache(maxsize=64)
-def _cached_spec(metric: str, settings: tuple[tuple[str, Any], ...]) -> Spec:
-    return spec(metric, **dict(settings))
+def _signature_text(the_spec: Spec, nrefs: int | str) -> str:
+    return "|".join(f"{k}:{v}" for k, v in the_spec.signature(nrefs).items())
+
+
+def _score(the_spec: Spec, row: Sequence[Any], signature: str) -> Score:
+    detail = the_spec.score(row)
+    return Score(the_spec.label, detail.score, tuple(row), signature, detail, the_spec.settings)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A metric with its settings and per-segment functions, built once per settings.
+
+    Building the metric and its functions from a dozen keyword settings,
+    and the signature text, once per distinct settings rather than once
+    per call is most of what a ``sentence_bleu`` in a loop would otherwise
+    spend besides the counting itself.
+    """
+
+    spec: Spec
+    prepare: Callable[[Sequence[str]], Any]
+    count: Callable[[str, Any], Row]
+    signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
+
+    def result(self, row: Sequence[Any], nrefs: int | str) -> Score:
+        signature = self.signatures.get(nrefs)
+        if signature is None:
+            signature = self.signatures[nrefs] = _signature_text(self.spec, nrefs)
+        return _score(self.spec, row, signature)
 
 
 @lru_cache(maxsize=64)
-def _segment_functions(the_spec: Spec) -> tuple[Any, Any]:
-    metric, settings = the_spec.metric, the_spec.settings
-    return metric.prepare_refs(settings), metric.count(settings)
+def _prepared(metric: str, settings: tuple[tuple[str, Any], ...]) -> _Prepared:
+    the_spec = spec(metric, **dict(settings))
+    metric_module, values = the_spec.metric, the_spec.settings
+    return _Prepared(the_spec, metric_module.prepare_refs(values), metric_module.count(values))
 
 
 def _nrefs(references: Sequence[Sequence[str | None]]) -> int | str:
@@ -88,41 +123,39 @@ def _nrefs(references: Sequence[Sequence[str | None]]) -> int | str:
     return counts.pop() if len(counts) == 1 else ("var" if counts else len(references))
 
 
-def _result(the_spec: Spec, row: Sequence[Any], nrefs: int | str) -> Score:
-    detail = the_spec.score(row)
-    signature = "|".join(f"{k}:{v}" for k, v in the_spec.signature(nrefs).items())
-    return Score(the_spec.label, detail.score, tuple(row), signature, detail)
-
-
 def _corpus(
-    the_spec: Spec, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    prepared: _Prepared, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
 ) -> Score:
     if isinstance(hypotheses, str) or isinstance(references, str):
         raise TypeError("hypotheses and references must be sequences of strings, not a string")
-    scorer = Scorer((the_spec,))
+    scorer = Scorer((prepared.spec,))
     scorer.update(hypotheses, references)  # type: ignore[arg-type]
-    return _result(the_spec, scorer.stats.rows[0], _nrefs(references))
+    return prepared.result(scorer.stats.rows[0], _nrefs(references))
 
 
-def _sentence(the_spec: Spec, hypothesis: str, references: Sequence[str]) -> Score:
+def _sentence(prepared: _Prepared, hypothesis: str, references: Sequence[str]) -> Score:
     if not isinstance(hypothesis, str):
         raise TypeError("the hypothesis must be a string")
     if isinstance(references, str):
         raise TypeError("references must be a sequence of strings, not a string")
-    prepare, count = _segment_functions(the_spec)
-    row = count(hypothesis, prepare(references))
-    return _result(the_spec, row, len(references))
+    row = prepared.count(hypothesis, prepared.prepare(references))
+    return prepared.result(row, len(references))
 
 
-def _bleu_spec(
+@lru_cache(maxsize=64)
+def _bleu(
     smooth_method: str,
     smooth_value: float | None,
     lowercase: bool,
     tokenize: str,
     use_effective_order: bool,
     max_ngram_order: int,
-) -> Spec:
-    return _cached_spec(
+) -> _Prepared:
+    if smooth_value is not None and SMOOTH_DEFAULTS.get(smooth_method, 0) is None:
+        # SacreBLEU ignores a value given to a method that takes none; the
+        # command line's settings call it an error.
+        smooth_value = None
+    return _prepared(
         "bleu",
         (
             ("smooth_method", smooth_method),
@@ -147,10 +180,10 @@ def corpus_bleu(
     max_ngram_order: int = 4,
 ) -> Score:
     """Corpus BLEU, as ``sacrebleu.corpus_bleu`` (``force`` is accepted and unused)."""
-    the_spec = _bleu_spec(
+    prepared = _bleu(
         smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
     )
-    return _corpus(the_spec, hypotheses, references)
+    return _corpus(prepared, hypotheses, references)
 
 
 def sentence_bleu(
@@ -164,16 +197,17 @@ def sentence_bleu(
     max_ngram_order: int = 4,
 ) -> Score:
     """BLEU of one hypothesis against its references, as ``sacrebleu.sentence_bleu``."""
-    the_spec = _bleu_spec(
+    prepared = _bleu(
         smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
     )
-    return _sentence(the_spec, hypothesis, references)
+    return _sentence(prepared, hypothesis, references)
 
 
-def _chrf_spec(
+@lru_cache(maxsize=64)
+def _chrf(
     char_order: int, word_order: int, beta: int, remove_whitespace: bool, eps_smoothing: bool
-) -> Spec:
-    return _cached_spec(
+) -> _Prepared:
+    return _prepared(
         "chrf",
         (
             ("chrf_char_order", char_order),
@@ -195,8 +229,8 @@ def corpus_chrf(
     eps_smoothing: bool = False,
 ) -> Score:
     """Corpus chrF (chrF++ with ``word_order=2``), as ``sacrebleu.corpus_chrf``."""
-    the_spec = _chrf_spec(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-    return _corpus(the_spec, hypotheses, references)
+    prepared = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+    return _corpus(prepared, hypotheses, references)
 
 
 def sentence_chrf(
@@ -209,12 +243,13 @@ def sentence_chrf(
     eps_smoothing: bool = False,
 ) -> Score:
     """chrF of one hypothesis, as ``sacrebleu.sentence_chrf``."""
-    the_spec = _chrf_spec(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-    return _sentence(the_spec, hypothesis, references)
+    prepared = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+    return _sentence(prepared, hypothesis, references)
 
 
-def _ter_spec(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> Spec:
-    return _cached_spec(
+@lru_cache(maxsize=64)
+def _ter(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> _Prepared:
+    return _prepared(
         "ter",
         (
             ("ter_normalized", normalized),
@@ -234,8 +269,8 @@ def corpus_ter(
     case_sensitive: bool = False,
 ) -> Score:
     """Corpus TER, as ``sacrebleu.corpus_ter``."""
-    the_spec = _ter_spec(normalized, no_punct, asian_support, case_sensitive)
-    return _corpus(the_spec, hypotheses, references)
+    prepared = _ter(normalized, no_punct, asian_support, case_sensitive)
+    return _corpus(prepared, hypotheses, references)
 
 
 def sentence_ter(
@@ -247,14 +282,14 @@ def sentence_ter(
     case_sensitive: bool = False,
 ) -> Score:
     """TER of one hypothesis, as ``sacrebleu.sentence_ter``."""
-    the_spec = _ter_spec(normalized, no_punct, asian_support, case_sensitive)
-    return _sentence(the_spec, hypothesis, references)
+    prepared = _ter(normalized, no_punct, asian_support, case_sensitive)
+    return _sentence(prepared, hypothesis, references)
 
 
 def scores(scorer: Scorer, nrefs: int | str, system: int = 0) -> list[Score]:
     """A scorer's current scores, one per metric, with signatures."""
     return [
-        _result(the_spec, row, nrefs)
+        _score(the_spec, row, _signature_text(the_spec, nrefs))
         for the_spec, row in zip(scorer.specs, scorer.totals[system].rows)
     ]
 

@@ -85,6 +85,23 @@ class BleuScore:
     def row(self) -> Row:
         return self.stats.row()
 
+    # SacreBLEU's BLEUScore attribute names.
+    @property
+    def counts(self) -> list[int]:
+        return list(self.stats.matches)
+
+    @property
+    def totals(self) -> list[int]:
+        return list(self.stats.totals)
+
+    @property
+    def sys_len(self) -> int:
+        return self.stats.hyp_len
+
+    @property
+    def ref_len(self) -> int:
+        return self.stats.ref_len
+
 
 def _log(x: float) -> float:
     return math.log(x) if x != 0.0 else _LOG_ZERO

@@ -52,7 +52,8 @@ class Progress:
 
     def line(self, segments: int, score: str) -> str:
         elapsed = max(self._clock() - self._start, 1e-9)
-        text = f"{segments:,} segments, {segments / elapsed:,.0f}/s, {score}"
+        noun = "segment" if segments == 1 else "segments"
+        text = f"{segments:,} {noun}, {segments / elapsed:,.0f}/s, {score}"
         position = self._position() if self._total else None
         if self._total and position is not None:
             fraction = min(position / self._total, 1.0)
@@ -76,7 +77,11 @@ class Progress:
         self._next = self._clock() + self._interval
 
     def finish(self) -> None:
-        """End the redrawn line so that later messages start on a line of their own."""
+        """End the redrawn line so that later messages start on a line of their own.
+
+        Safe to call before every message, not only at the end: the next
+        ``show`` draws the line again.
+        """
         if self._tty and self._drawn:
             try:
                 self._stream.write("\r\x1b[K")

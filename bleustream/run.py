@@ -343,7 +343,15 @@ def run(
 
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
-    policy = BadLinePolicy(options.skip_bad_lines, report)
+    progress: Progress | None = None
+
+    def say(message: str) -> None:
+        # A message starts a line of its own, not the end of a progress line.
+        if progress is not None:
+            progress.finish()
+        report(message)
+
+    policy = BadLinePolicy(options.skip_bad_lines, say)
     fmt = options.format
     formatter = FORMATTERS[fmt]
     out = Output(stdout)
@@ -385,7 +393,6 @@ def run(
     segments: Iterator[Any] = iter(())
     sources: list[LineSource] = []
     counter: ParallelCounter | None = None
-    progress: Progress | None = None
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
@@ -469,9 +476,7 @@ def run(
     except Interrupted as exc:
         state.partial = True
         status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
-        report(
-            f"interrupted; the score covers the {count_of(scorer.segments, 'segment')} read so far"
-        )
+        say(f"interrupted; the score covers the {count_of(scorer.segments, 'segment')} read so far")
     finally:
         if progress is not None:
             progress.finish()
@@ -483,43 +488,65 @@ def run(
         if counter is not None:
             counter.close()
     # The final record is written whole: a signal now would cut it short.
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    if policy.count:
-        report(
-            f"skipped {count_of(policy.count, 'bad line')}; "
-            f"the score covers {count_of(scorer.segments, 'segment')}"
-        )
-    if scorer.segments == 0 and not state.partial and not policy.count:
-        names = " and ".join(spec.label for spec in state.specs)
-        verb = "is" if len(state.specs) == 1 else "are"
-        report(f"no segments in the input ({input_name(options)}); {names} {verb} 0 by definition")
-    unpaired: int | None = None
-    if isinstance(segments, PairedSegments) and segments.report is not None:
-        for message in segments.report.messages():
-            report(message)
-        unpaired = segments.report.left_out
-        if unpaired and not options.allow_unpaired:
-            status = EXIT_DATAERR
-    results = run_test(test, state.specs, _names(systems), store) if store is not None else []
-    finals = []
-    for index, system in enumerate(systems):
-        per_metric = results[index * len(state.specs) : (index + 1) * len(state.specs)]
-        finals.append(
-            Record(
-                "corpus",
-                tuple(scorer.scores(index)),
-                scorer.segments,
-                system=system,
-                partial=state.partial or state.shard_partial,
-                skipped=policy.count + state.shard_skipped,
-                unpaired=unpaired,
-                results=tuple(per_metric) if per_metric else None,
+    # It waits until the record is out, and then decides the exit status.
+    masked = _block_signals()
+    try:
+        if policy.count:
+            say(
+                f"skipped {count_of(policy.count, 'bad line')}; "
+                f"the score covers {count_of(scorer.segments, 'segment')}"
             )
-        )
-    text = "" if started else header(fmt, ctx)
-    out.write(text + final_text(fmt, ctx, finals, test))
+        if scorer.segments == 0 and not state.partial and not policy.count:
+            names = " and ".join(spec.label for spec in state.specs)
+            verb = "is" if len(state.specs) == 1 else "are"
+            say(f"no segments in the input ({input_name(options)}); {names} {verb} 0 by definition")
+        unpaired: int | None = None
+        if isinstance(segments, PairedSegments) and segments.report is not None:
+            for message in segments.report.messages():
+                say(message)
+            unpaired = segments.report.left_out
+            if unpaired and not options.allow_unpaired:
+                status = EXIT_DATAERR
+        results = run_test(test, state.specs, _names(systems), store) if store is not None else []
+        finals = []
+        for index, system in enumerate(systems):
+            per_metric = results[index * len(state.specs) : (index + 1) * len(state.specs)]
+            finals.append(
+                Record(
+                    "corpus",
+                    tuple(scorer.scores(index)),
+                    scorer.segments,
+                    system=system,
+                    partial=state.partial or state.shard_partial,
+                    skipped=policy.count + state.shard_skipped,
+                    unpaired=unpaired,
+                    results=tuple(per_metric) if per_metric else None,
+                )
+            )
+        text = "" if started else header(fmt, ctx)
+        out.write(text + final_text(fmt, ctx, finals, test))
+    finally:
+        signum = _restore_signals(masked)
+    if signum is not None and status == EXIT_OK:
+        status = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
     return status
+
+
+def _block_signals() -> Any:
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _restore_signals(masked: Any) -> int | None:
+    """Restores the caller's signal mask; a signal that waited is its number."""
+    if masked is None:
+        return None
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, masked)
+    except Interrupted as exc:
+        return exc.signum
+    return None
 
 
 def _names(systems: Sequence[str | int | None]) -> list[str]:

@@ -27,11 +27,14 @@ may write::
   ``scoring`` those that change only the score; ``stats`` is the metric's
   row in SacreBLEU's per-segment layout.
 
-Reading, a source's ``segment`` records are its data; a ``corpus`` record
-counts only in a source that has no segment records (it is then one chunk
-of that many segments); ``running`` records are passed over.  Every record
-must have the same metrics with the same counting settings: records that
-differ are bad input.
+Reading, ``segment`` records are data; a ``corpus`` record that follows
+segment records is their sum, and is passed over (it must cover as many
+segments as they do); one with no segment records before it (since the
+source's start or the previous corpus record) is one chunk of that many
+segments.  So shards written with and without ``-sl`` may be given as
+files, or concatenated on stdin.  ``running`` records are passed over.
+Every record must have the same metrics with the same counting settings,
+and be of the same system: records that differ are bad input.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from bleustream.errors import InputError
+from bleustream.errors import InputError, count_of
 from bleustream.metric import Row
 from bleustream.metrics import METRICS, Spec
 from bleustream.readers import LineSource
@@ -108,6 +111,9 @@ class Chunk(NamedTuple):
     source: str
     source_line: int  # the line of the stats file
     is_segment: bool
+    system: str | int | None = None  # the system the record names, if any
+    partial: bool = False  # a corpus record of an interrupted run
+    skipped: int = 0  # a corpus record's count of bad lines skipped
 
 
 class Layout(NamedTuple):
@@ -118,6 +124,7 @@ class Layout(NamedTuple):
     scoring: tuple[dict[str, Any], ...]
     nrefs: int | str
     where: str  # file:line of the record that set it
+    system: str | int | None = None  # the system of the first record, if it names one
 
 
 def _describe_counting(names: tuple[str, ...], counting: tuple[dict[str, Any], ...]) -> str:
@@ -175,7 +182,17 @@ def layout_of(data: dict[str, Any], where: str) -> Layout:
         tuple(m["scoring"] for m in metrics),
         data.get("nrefs", 0),
         where,
+        _system_of(data),
     )
+
+
+def _system_of(data: dict[str, Any]) -> str | int | None:
+    system = data.get("system")
+    return system if isinstance(system, (str, int)) and not isinstance(system, bool) else None
+
+
+def _describe_system(system: str | int | None) -> str:
+    return "no system" if system is None else f"system {json.dumps(system)}"
 
 
 def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> tuple[Spec, ...]:
@@ -195,14 +212,20 @@ def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> t
     return tuple(specs)
 
 
-def read_stats(source: LineSource, layout: Layout | None) -> Iterator[Chunk | Layout]:
+def read_stats(
+    source: LineSource, layout: Layout | None, several_systems: bool = False
+) -> Iterator[Chunk | Layout]:
     """The chunks of one stats source, after a ``Layout`` if ``layout`` is None.
 
     Each record is checked against the layout (the first record's); a
-    record of other metrics or counting settings is an ``InputError``.
-    Lines that are empty are passed over.
+    record of other metrics or counting settings is an ``InputError``, and
+    so is a record of another system unless ``several_systems`` (then the
+    caller keeps the systems apart by ``Chunk.system``): added together,
+    two systems' statistics would be a score of neither.  Lines that are
+    empty are passed over.
     """
-    seen_segments = False
+    # Per system: segments of the segment records since the last corpus record.
+    since_corpus: dict[str | int | None, int] = {}
     for text in source:
         if text is None or not text.strip():
             continue
@@ -226,9 +249,31 @@ def read_stats(source: LineSource, layout: Layout | None) -> Iterator[Chunk | La
                 source.name,
                 source.line,
             )
+        elif here.system != layout.system and not several_systems:
+            raise InputError(
+                f"statistics of {_describe_system(here.system)}, but {layout.where} has "
+                f"{_describe_system(layout.system)}; the statistics of several systems "
+                "do not add up to a score: merge each system's records apart",
+                source.name,
+                source.line,
+            )
         kind = data["type"]
-        if kind == "running" or (kind == "corpus" and seen_segments):
+        if kind == "running":
             continue
+        before = since_corpus.get(here.system, 0)
+        if kind == "corpus":
+            since_corpus[here.system] = 0
+            if before:
+                if before != data["segments"]:
+                    raise InputError(
+                        f"a corpus record of {count_of(data['segments'], 'segment')} after "
+                        f"segment records of {count_of(before, 'segment')}",
+                        source.name,
+                        source.line,
+                    )
+                continue  # the sum of the segment records just read
+        else:
+            since_corpus[here.system] = before + data["segments"]
         rows = []
         for spec_name, entry in zip(layout.metrics, data["metrics"]):
             metric = METRICS[spec_name]
@@ -246,10 +291,9 @@ def read_stats(source: LineSource, layout: Layout | None) -> Iterator[Chunk | La
                     source.line,
                 )
             rows.append(row)
-        is_segment = kind == "segment"
-        seen_segments = seen_segments or is_segment
         record_id = data.get("id")
         line = data.get("line")
+        skipped = data.get("skipped")
         yield Chunk(
             tuple(rows),
             data["segments"],
@@ -257,5 +301,8 @@ def read_stats(source: LineSource, layout: Layout | None) -> Iterator[Chunk | La
             record_id if isinstance(record_id, str) else None,
             source.name,
             source.line,
-            is_segment,
+            kind == "segment",
+            here.system,
+            data.get("partial") is True,
+            skipped if isinstance(skipped, int) and not isinstance(skipped, bool) else 0,
         )

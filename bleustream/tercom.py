@@ -47,6 +47,10 @@ What is done differently, without changing any result:
   match, so which one stands where changes no distance and no candidate.
 * Candidates that differ only in the reference position that suggested
   them are one shift, scored once.
+* The banded DP keeps only the beam of each row, so its memory grows with
+  ``n * beam``, not ``n * m``; the bit vectors (``m`` bits a word) are kept
+  only while ``n * m`` stays under ``MAX_EXACT_CELLS``, past which the
+  banded DP does all the work, as in SacreBLEU.
 """
 
 from __future__ import annotations
@@ -65,6 +69,12 @@ BEAM_WIDTH = 25
 MAX_SHIFT_CANDIDATES = 1000
 # SacreBLEU's "infinity" for DP cells outside the beam.
 _INF = 10**16
+# The bit-parallel distance keeps four m-bit integers per hypothesis word:
+# past this many cells (n * m) only the beam-limited DP runs, whose rows
+# hold the beam only.
+MAX_EXACT_CELLS = 1 << 24
+
+Band = tuple[int, list[int]]  # a DP row: its first column in the beam, and the costs from there
 
 try:
     _popcount: Callable[[int], int] = int.bit_count  # type: ignore[attr-defined]
@@ -85,7 +95,6 @@ class Reference:
     order; both have an empty entry for ``unknown``.
     """
 
-    words: tuple[str, ...]
     vocab: dict[str, int]
     ids: tuple[int, ...]
     peq: tuple[int, ...]
@@ -105,7 +114,7 @@ def prepare_reference(words: Sequence[str]) -> Reference:
     for pos, wid in enumerate(ids):
         peq[wid] |= 1 << pos
         positions[wid].append(pos)
-    return Reference(tuple(words), vocab, ids, tuple(peq), tuple(map(tuple, positions)))
+    return Reference(vocab, ids, tuple(peq), tuple(map(tuple, positions)))
 
 
 def perform_shift(words: list[int], start: int, length: int, target: int) -> list[int]:
@@ -141,7 +150,7 @@ def perform_shift(words: list[int], start: int, length: int, target: int) -> lis
 class _Pair:
     """One hypothesis length against one reference: the constants of its search."""
 
-    __slots__ = ("bound", "bw", "m", "mask", "n", "peq", "ratio", "ref", "top")
+    __slots__ = ("bound", "bw", "m", "mask", "n", "peq", "ratio", "ref")
 
     def __init__(self, ref: Reference, n: int) -> None:
         m = len(ref.ids)
@@ -150,7 +159,6 @@ class _Pair:
         self.n = n
         self.peq = ref.peq
         self.mask = (1 << m) - 1
-        self.top = 1 << (m - 1)
         # BeamEditDistance._edit_distance: the ratio of lengths and the beam.
         ratio = m / n if n else 1
         bw = math.ceil(ratio / 2 + BEAM_WIDTH) if ratio / 2 > BEAM_WIDTH else BEAM_WIDTH
@@ -226,17 +234,21 @@ class _Pair:
 
     # -- the banded DP ------------------------------------------------------------
 
-    def banded_rows(self, words: list[int], rows: list[list[int]]) -> list[list[int]]:
+    def first_row(self) -> Band:
+        return (0, list(range(self.m + 1)))
+
+    def banded_rows(self, words: list[int], rows: list[Band]) -> list[Band]:
         """SacreBLEU's beam DP, continued from the rows given (at least row 0).
 
-        Cells outside the beam hold ``_INF``.  Only the costs are kept: the
-        trace is recomputed from them (``banded_trace``) exactly as the DP
-        would have recorded it.
+        A row is kept as its beam only, ``(first column, costs)``: the cells
+        outside are SacreBLEU's infinity, so memory is the beam's, not
+        ``n * m``.  Only the costs are kept: the trace is recomputed from
+        them (``banded_trace``) as the DP would have recorded it.
         """
         ref_ids = self.ref.ids
-        m, n, ratio, bw = self.m, self.n, self.ratio, self.bw
+        n, ratio, bw = self.n, self.ratio, self.bw
         inf = _INF
-        width = m + 1
+        width = self.m + 1
         rows = list(rows)
         floor = math.floor
         for i in range(len(rows), n + 1):
@@ -247,46 +259,61 @@ class _Pair:
             hi = pseudo_diag + bw
             if hi > width or i == n:
                 hi = width
-            prev = rows[i - 1]
-            cur = [inf] * width
+            prev_lo, prev = rows[i - 1]
             w = words[i - 1]
-            first = lo
-            if first == 0:
-                cur[0] = prev[0] + 1
+            cur: list[int] = []
+            if lo == 0:  # then so was the previous row's
+                left = prev[0] + 1
+                cur.append(left)
                 first = 1
-            left = cur[first - 1]
-            diag = prev[first - 1]
-            for j in range(first, hi):
-                up = prev[j]
-                c = diag if ref_ids[j - 1] == w else diag + 1
+            else:
+                left = inf
+                first = lo
+            # The previous row's costs at columns first - 1 .. hi - 1; the
+            # beam only moves right, so at most its first column is missing.
+            start = first - 1 - prev_lo
+            window = prev[start : hi - prev_lo] if start >= 0 else [inf, *prev[: hi - prev_lo]]
+            if len(window) <= hi - first:
+                window += [inf] * (hi - first + 1 - len(window))
+            diag = window[0]
+            for up, r in zip(window[1:], ref_ids[first - 1 : hi - 1]):
+                c = diag if r == w else diag + 1
                 if up + 1 < c:
                     c = up + 1
                 if left + 1 < c:
                     c = left + 1
-                cur[j] = left = c
+                cur.append(c)
+                left = c
                 diag = up
-            rows.append(cur)
+            rows.append((lo, cur))
         return rows
 
     def banded_trace(
-        self, words: list[int], rows: list[list[int]]
+        self, words: list[int], rows: list[Band]
     ) -> tuple[list[int], list[int], list[int]]:
         """The alignment of the banded DP's trace (``trace_to_alignment``)."""
         ref_ids = self.ref.ids
+        inf = _INF
         i, j = self.n, self.m
         align = [0] * j
         hyp_err = [1] * i
         ref_err = [1] * j
         while i > 0 and j > 0:
-            cur, prev = rows[i], rows[i - 1]
+            cur_lo, cur = rows[i]
+            prev_lo, prev = rows[i - 1]
+            k = j - 1 - prev_lo  # D[i-1][j-1], D[i-1][j]
+            diag = prev[k] if 0 <= k < len(prev) else inf
+            up = prev[k + 1] if 0 <= k + 1 < len(prev) else inf
+            k = j - 1 - cur_lo  # D[i][j-1]
+            left = cur[k] if k >= 0 else inf
             w = words[i - 1]
             match = ref_ids[j - 1] == w
-            best = prev[j - 1] + (0 if match else 1)
+            best = diag if match else diag + 1
             op = 0
-            if prev[j] + 1 < best:
-                best = prev[j] + 1
+            if up + 1 < best:
+                best = up + 1
                 op = 1
-            if cur[j - 1] + 1 < best:
+            if left + 1 < best:
                 op = 2
             if op == 0:
                 j -= 1
@@ -422,6 +449,32 @@ def _shift_candidates(
     return found, counted
 
 
+def _by_potential(
+    found: dict[tuple[int, int, int], None],
+) -> list[tuple[int, int, int, int]]:
+    """The shifts as (most edits a shift can save, length, start, target),
+    the most promising first, identity shifts left out (they gain nothing,
+    and a round without a gain ends the search).
+
+    The best shift does not depend on the order the shifts are scored in
+    (SacreBLEU's ranking has no ties left once ``start``, ``length`` and
+    ``target`` are fixed), so the order only serves to find a good shift
+    early and skip those that cannot beat it.
+    """
+    out = []
+    for start, length, target in found:
+        if target < start:
+            jumped = start - target
+        elif target > start + length:
+            jumped = target - start - length
+        else:
+            jumped = target - start
+        if jumped:
+            out.append((2 * min(length, jumped), length, start, target))
+    out.sort(key=lambda c: (-c[0], -c[1], c[2], c[3]))
+    return out
+
+
 def _lower_bound(words: list[int], ref: Reference) -> int:
     """A lower bound of the edit distance of any reordering of ``words``:
     ``max(n, m)`` minus the words the two have in common."""
@@ -451,19 +504,18 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
     bound = pair.bound
     shifts = 0
     checked = 0
-    steps = pair.forward(words)
+    steps = pair.forward(words) if n * m <= MAX_EXACT_CELLS else None
     while True:
-        exact = pair.distance_of(steps)
-        rows: list[list[int]] | None = None
-        if exact <= bound:
-            distance = exact
+        rows: list[Band] | None = None
+        if steps is not None and pair.distance_of(steps) <= bound:
+            distance = pair.distance_of(steps)
         else:
-            rows = pair.banded_rows(words, [list(range(m + 1))])
-            distance = rows[n][m]
+            rows = pair.banded_rows(words, [pair.first_row()])
+            distance = rows[n][1][-1]
         if distance <= floor_distance:
             break  # no reordering can do better
         if rows is None:
-            align, hyp_err, ref_err = pair.exact_trace(words, steps)
+            align, hyp_err, ref_err = pair.exact_trace(words, steps)  # type: ignore[arg-type]
         else:
             align, hyp_err, ref_err = pair.banded_trace(words, rows)
         found, counted = _shift_candidates(
@@ -472,12 +524,17 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
         checked += counted
         if checked >= MAX_SHIFT_CANDIDATES:
             break  # SacreBLEU stops before applying this round's shift
+        # The beam can only add to a distance: ``slack`` is how much it adds
+        # to this one (unknown without the bit vectors).
+        slack = distance - pair.distance_of(steps) if steps is not None else distance
         best: tuple[int, int, int, int] | None = None
         best_words: list[int] = words
         best_first = 0
-        for start, length, target in found:
-            if target == start:
-                continue  # no change: a gain of 0 never leads to a shift
+        for potential, length, start, target in _by_potential(found):
+            # At most 2 * min(length, words jumped) edits undo a shift, so
+            # by the triangle inequality it gains at most that (plus slack).
+            if best is not None and (potential + slack, length, -start, -target) <= best:
+                continue
             shifted = perform_shift(words, start, length, target)
             if target < start:
                 first, stop = target, start + length
@@ -485,29 +542,25 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
                 first, stop = start, target
             else:
                 first, stop = start, target + length
-            new_exact = pair.distance_from(steps, shifted, first, stop)
-            gain = distance - new_exact  # an upper bound until the beam is checked
-            if gain <= 0:
-                continue
-            key = (gain, length, -start, -target)
-            if best is not None and key <= best:
-                continue
-            if new_exact > bound:
-                if rows is None:
-                    rows = pair.banded_rows(words, [list(range(m + 1))])
-                banded = pair.banded_rows(shifted, rows[: first + 1])[n][m]
-                gain = distance - banded
-                if gain <= 0:
+            if steps is not None:
+                exact = pair.distance_from(steps, shifted, first, stop)
+                # the gain if the beam changes nothing, else an upper bound
+                key = (distance - exact, length, -start, -target)
+                if key[0] <= 0 or (best is not None and key <= best):
                     continue
-                key = (gain, length, -start, -target)
-                if best is not None and key <= best:
+                if exact <= bound:
+                    best, best_words, best_first = key, shifted, first
                     continue
-            best = key
-            best_words = shifted
-            best_first = first
+            if rows is None:
+                rows = pair.banded_rows(words, [pair.first_row()])
+            banded = pair.banded_rows(shifted, rows[: first + 1])[n][1][-1]
+            key = (distance - banded, length, -start, -target)
+            if key[0] > 0 and (best is None or key > best):
+                best, best_words, best_first = key, shifted, first
         if best is None:
             break
         shifts += 1
         words = best_words
-        steps = pair.forward(words, steps, best_first)
+        if steps is not None:
+            steps = pair.forward(words, steps, best_first)
     return shifts + distance

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Worker-process benchmark: ``bleustream -j 1`` and ``-j 2`` beside SacreBLEU and bleuscore.
+
+Builds a corpus of N distinct segment pairs from the WMT17 en-de set (as
+``bench_cli.py`` does: each line numbered so that none repeats) and runs,
+each as a child process timed by the launcher of ``harness.py``::
+
+    bleustream ref.txt -i hyp.txt -b -w 6 -j 1
+    bleustream ref.txt -i hyp.txt -b -w 6 -j 2
+    sacrebleu ref.txt -i hyp.txt -b -w 6             (up to --skip-sacrebleu-above)
+    python bleuscore_bleu.py ref.txt hyp.txt         (up to --skip-bleuscore-above)
+
+``bleuscore`` is the Rust BLEU package from PyPI, the pick of a user who
+wants speed: the tiny script reads both files and calls
+``bleuscore.compute(..., smooth=False, ref_len_method="sacrebleu")``, the
+closest reference length as SacreBLEU takes it, and prints the score to six
+decimals.  (SacreBLEU's ``exp`` smoothing touches only an n-gram order
+with no match, which a corpus of this size does not have.)
+
+The table gives wall-clock and CPU seconds, lines/s, the ratio to
+SacreBLEU and peak RSS; below it, ``-j 2`` against ``-j 1`` and against
+bleuscore.  bleustream's scores must equal SacreBLEU's (and each other's)
+to six decimals, or the exit status is 1; bleuscore's agreement is reported,
+not required, as it is not the tool under test.  Without the data the
+benchmark is skipped with exit status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from harness import (
+    EXIT_OK,
+    BenchError,
+    Command,
+    Corpus,
+    Section,
+    add_common_arguments,
+    add_sizes_argument,
+    add_skip_argument,
+    build_corpus,
+    by_name,
+    check_repeat,
+    finish,
+    load_source,
+    measure_section,
+    meta_of,
+    outputs,
+    ratio,
+    skip_without_data,
+    tools,
+    work_directory,
+)
+
+WIDTH = "6"
+BLEUSCORE_SCRIPT = "bleuscore_bleu.py"
+BLEUSCORE_SOURCE = """\
+import sys
+
+import bleuscore
+
+def read(path):
+    with open(path, encoding="utf-8", newline="\\n") as fh:
+        return [line[:-1] if line.endswith("\\n") else line for line in fh]
+
+refs, hyps = read(sys.argv[1]), read(sys.argv[2])
+result = bleuscore.compute(
+    references=[[ref] for ref in refs],
+    predictions=hyps,
+    max_order=4,
+    smooth=False,
+    ref_len_method="sacrebleu",
+)
+print(f"{100 * result['bleu']:.6f}")
+"""
+
+J1 = "bleustream -j 1"
+J2 = "bleustream -j 2"
+SACRE = "sacrebleu"
+BLEUSCORE = "bleuscore"
+
+
+def commands(
+    bleustream: list[str],
+    sacrebleu: list[str],
+    python: str,
+    corpus: Corpus,
+    with_sacrebleu: bool,
+    with_bleuscore: bool,
+) -> list[Command]:
+    files = [corpus.ref, "-i", corpus.hyp, "-b", "-w", WIDTH]
+    cmds = [
+        Command(J1, [*bleustream, *files, "-j", "1"], keep_output=True),
+        Command(J2, [*bleustream, *files, "-j", "2"], keep_output=True),
+    ]
+    if with_sacrebleu:
+        cmds.append(Command(SACRE, [*sacrebleu, *files], keep_output=True, is_sacrebleu=True))
+    if with_bleuscore:
+        argv = [python, BLEUSCORE_SCRIPT, corpus.ref, corpus.hyp]
+        cmds.append(Command(BLEUSCORE, argv, keep_output=True))
+    return cmds
+
+
+def judge(section: Section) -> None:
+    """Add the ratios and the score check to a measured section."""
+    named = by_name(section.results)
+    scores = outputs(section)
+    speedup, speedup_cpu = ratio(named[J1], named[J2])
+    verdict = "meets" if speedup >= 1.7 else "BELOW"
+    section.notes.append(
+        f"-j 2 vs -j 1: {speedup:.2f}x by wall clock ({verdict} the 1.7x aim); "
+        f"{speedup_cpu:.2f}x by cpu (below 1: the CPU time the workers add)"
+    )
+    j2 = named[J2]
+    main_cpu = j2.main_cpu_seconds or 0.0
+    workers = j2.cpu_seconds - main_cpu
+    # With two free cores the main process and the two workers overlap: the
+    # run takes about the largest of the main process's time and half the
+    # workers' (if the main process is the larger, it is the bottleneck).
+    bound = named[J1].cpu_seconds / max(main_cpu, workers / 2)
+    section.notes.append(
+        f"-j 2 cpu: main process {main_cpu:.2f} s, workers {workers:.2f} s; with both cores "
+        f"free, -j 2 would run about {bound:.2f}x as fast as -j 1 (-j 1's CPU time over the "
+        "larger of the main process's and half the workers')"
+    )
+    if BLEUSCORE in named:
+        vs, vs_cpu = ratio(named[BLEUSCORE], named[J2])
+        verdict = "faster" if vs > 1 else "SLOWER"
+        section.notes.append(
+            f"-j 2 vs bleuscore: {vs:.2f}x by wall clock ({verdict}), {vs_cpu:.2f}x by cpu"
+        )
+    ours = {scores[J1], scores[J2]}
+    if SACRE in scores:
+        ours.add(scores[SACRE])
+    section.ok = len(ours) == 1
+    shown = ", ".join(f"{name}: {score}" for name, score in scores.items())
+    section.notes.append(f"scores: {shown}")
+    section.notes.append(
+        "bleustream vs sacrebleu: "
+        + ("equal" if section.ok else "DIFFERENT")
+        + ("" if SACRE in scores else " (sacrebleu skipped: bleustream -j 1 vs -j 2 only)")
+    )
+    if BLEUSCORE in scores:
+        anchor = scores.get(SACRE, scores[J1])
+        same = "equal" if scores[BLEUSCORE] == anchor else "DIFFERENT"
+        against = "sacrebleu" if SACRE in scores else "bleustream"
+        section.notes.append(f"bleuscore vs {against}: {same} (reported, not required)")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Time bleustream -j 1 and -j 2 beside SacreBLEU and bleuscore.",
+    )
+    add_common_arguments(parser)
+    add_sizes_argument(parser, "--lines", [100000, 1000000], "BLEU")
+    add_skip_argument(
+        parser, "--skip-sacrebleu-above", 200000, "SacreBLEU", "it keeps the corpus in memory"
+    )
+    add_skip_argument(
+        parser, "--skip-bleuscore-above", 1000000, "bleuscore", "it takes the corpus as lists"
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter that runs the bleuscore script (default: this one)",
+    )
+    args = parser.parse_args(argv)
+    check_repeat(parser, args)
+    return args
+
+
+def has_bleuscore(python: str) -> bool:
+    if python == sys.executable:
+        return importlib.util.find_spec("bleuscore") is not None
+    return True  # another interpreter: a missing package shows as a failed run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if skip_without_data(args.data, "bench_parallel"):
+        return EXIT_OK
+    bleustream, sacrebleu = tools(args)
+    with_bleuscore = has_bleuscore(args.python)
+    progress = not args.quiet
+    sections: list[Section] = []
+    try:
+        source = load_source(args.data)
+        with work_directory(args.workdir, "bench_parallel-") as workdir:
+            (workdir / BLEUSCORE_SCRIPT).write_text(BLEUSCORE_SOURCE, encoding="utf-8")
+            for size in args.lines:
+                if progress:
+                    print(f"building a corpus of {size} lines in {workdir} ...", file=sys.stderr)
+                corpus = build_corpus(source, size, workdir, paste=False)
+                cmds = commands(
+                    bleustream,
+                    sacrebleu,
+                    args.python,
+                    corpus,
+                    size <= args.skip_sacrebleu_above,
+                    with_bleuscore and size <= args.skip_bleuscore_above,
+                )
+                title = f"BLEU, {size:,} lines"
+                section = measure_section(title, cmds, workdir, size, args.repeat, progress)
+                judge(section)
+                sections.append(section)
+    except BenchError as error:
+        print(f"bench_parallel: {error}", file=sys.stderr)
+        return error.status
+
+    meta = meta_of(args, bleustream, sacrebleu)
+    meta["set"] = source.name
+    meta["bleuscore"] = "installed" if with_bleuscore else "not installed: left out"
+    head = [
+        f"data: {meta['data']} (set {meta['set']}, first reference, distinct numbered lines)",
+        f"best of {args.repeat} run(s); python {meta['python']}; cpus: {meta['cpus']}",
+        f"bleuscore: {meta['bleuscore']}; its script is {BLEUSCORE_SCRIPT} in the work directory:",
+        *(f"    {line}" for line in BLEUSCORE_SOURCE.splitlines()),
+    ]
+    return finish("bench_parallel", args, meta, sections, head)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,6 +17,8 @@ a reason that says so.
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -126,3 +128,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         ]  # manifest order within each set
         params = [pytest.param(x, id=x.id) for x in systems] if systems else _missing_param()
         metafunc.parametrize("real_system", params)
+
+
+@pytest.fixture(autouse=True)
+def _python_sigpipe() -> Iterator[None]:
+    """Keep Python's SIGPIPE handling (ignored) in the test process.
+
+    Importing SacreBLEU's command line module (some tests read its option
+    parser) sets SIGPIPE to its default action, which would kill the whole
+    test run the next time a test writes to a closed pipe.
+    """
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    yield

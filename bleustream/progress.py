@@ -65,6 +65,10 @@ class Progress:
     def show(self, segments: int, score: str) -> None:
         """Write the progress line now."""
         text = self.line(segments, score)
+        # Marked drawn before the write: a signal may interrupt the write
+        # after part of the line is out, and ``finish`` must clear it.
+        self._drawn = True
+        self._next = self._clock() + self._interval
         try:
             if self._tty:
                 self._stream.write(f"\r\x1b[K{text}")
@@ -72,9 +76,7 @@ class Progress:
                 self._stream.write(f"bleustream: progress: {text}\n")
             self._stream.flush()
         except (OSError, ValueError):
-            return
-        self._drawn = True
-        self._next = self._clock() + self._interval
+            pass
 
     def finish(self) -> None:
         """End the redrawn line so that later messages start on a line of their own.

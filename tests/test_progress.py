@@ -129,6 +129,33 @@ def test_terminal_line_is_redrawn_in_place_and_cleared_at_the_end() -> None:
     )
 
 
+class _Signalled(Exception):
+    pass
+
+
+class InterruptedTerminal(FakeTerminal):
+    """A terminal whose first flush is cut short by a signal's exception."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        if self.flushes == 1:
+            raise _Signalled
+
+
+def test_a_line_cut_short_by_a_signal_is_still_cleared() -> None:
+    clock, terminal = FakeClock(), InterruptedTerminal()
+    shown = Progress(terminal, None, lambda: None, clock)
+    clock.now += progress.TTY_INTERVAL
+    with pytest.raises(_Signalled):
+        shown.show(7, "BLEU 7.00")
+    shown.finish()
+    assert terminal.getvalue().endswith(f"BLEU 7.00{CLEAR}")
+
+
 def test_hours_in_the_time_left() -> None:
     clock, stream = FakeClock(), io.StringIO()
     shown = Progress(stream, 100, lambda: 1, clock)

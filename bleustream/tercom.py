@@ -74,7 +74,8 @@ _INF = 10**16
 # hold the beam only.
 MAX_EXACT_CELLS = 1 << 24
 
-Band = tuple[int, list[int]]  # a DP row: its first column in the beam, and the costs from there
+# A row of the beam DP: (lo, b, v, vp, vn, hi), see _Pair.banded_rows.
+Band = tuple[int, int, int, int, int, int]
 
 try:
     _popcount: Callable[[int], int] = int.bit_count  # type: ignore[attr-defined]
@@ -82,6 +83,17 @@ except AttributeError:  # Python < 3.10
 
     def _popcount(x: int) -> int:
         return bin(x).count("1")
+
+
+def _cost(row: Band, j: int) -> int:
+    """The cost in column ``j`` of a beam DP row (infinite outside the beam)."""
+    lo, b, v, vp, vn, hi = row
+    if j < lo or j >= hi:
+        return _INF
+    if j == b:
+        return v
+    low = (1 << (j - b)) - 1
+    return v + _popcount(vp & low) - _popcount(vn & low)
 
 
 @dataclass(frozen=True)
@@ -235,77 +247,90 @@ class _Pair:
     # -- the banded DP ------------------------------------------------------------
 
     def first_row(self) -> Band:
-        return (0, list(range(self.m + 1)))
+        return (0, 0, 0, self.mask, 0, self.m + 1)
 
     def banded_rows(self, words: list[int], rows: list[Band]) -> list[Band]:
         """SacreBLEU's beam DP, continued from the rows given (at least row 0).
 
-        A row is kept as its beam only, ``(first column, costs)``: the cells
-        outside are SacreBLEU's infinity, so memory is the beam's, not
-        ``n * m``.  Only the costs are kept: the trace is recomputed from
-        them (``banded_trace``) as the DP would have recorded it.
+        Row ``i`` fills columns ``lo .. hi - 1``; the rest is SacreBLEU's
+        infinity.  Inside a row's beam neighbouring costs differ by at most
+        one, so the beam is computed as Myers' step on a window of bits
+        ``(lo, b, v, vp, vn, hi)``: bit ``k`` of ``vp``/``vn`` says column
+        ``b + k + 1`` costs one more/less than column ``b + k``, and column
+        ``b`` costs ``v`` (a stand-in value when ``b`` is outside the beam).
+        The beam's edges are made exact:
+
+        * left: the infinite cell before the beam enters as a +1 horizontal
+          step, which the diagonal always beats; when the beam did not move,
+          the previous row's column before it (infinite too) becomes one
+          more than the column after it, so that the step from above wins;
+        * right: the previous row's infinite cells past its beam enter as
+          +1 steps (beaten by the diagonal where it exists), and the cells
+          past them, which only a step from the left can reach, get +1.
+
+        Memory is the beam's, not the reference's length, per row.
         """
-        ref_ids = self.ref.ids
+        peq = self.peq
         n, ratio, bw = self.n, self.ratio, self.bw
-        inf = _INF
-        width = self.m + 1
-        rows = list(rows)
+        end = self.m + 1
+        popcount = _popcount
         floor = math.floor
+        rows = list(rows)
+        lo_prev, b, v, vp, vn, hi_prev = rows[-1]
         for i in range(len(rows), n + 1):
             pseudo_diag = floor(i * ratio)
             lo = pseudo_diag - bw
             if lo < 0:
                 lo = 0
             hi = pseudo_diag + bw
-            if hi > width or i == n:
-                hi = width
-            prev_lo, prev = rows[i - 1]
-            w = words[i - 1]
-            cur: list[int] = []
-            if lo == 0:  # then so was the previous row's
-                left = prev[0] + 1
-                cur.append(left)
-                first = 1
-            else:
-                left = inf
-                first = lo
-            # The previous row's costs at columns first - 1 .. hi - 1; the
-            # beam only moves right, so at most its first column is missing.
-            start = first - 1 - prev_lo
-            window = prev[start : hi - prev_lo] if start >= 0 else [inf, *prev[: hi - prev_lo]]
-            if len(window) <= hi - first:
-                window += [inf] * (hi - first + 1 - len(window))
-            diag = window[0]
-            for up, r in zip(window[1:], ref_ids[first - 1 : hi - 1]):
-                c = diag if r == w else diag + 1
-                if up + 1 < c:
-                    c = up + 1
-                if left + 1 < c:
-                    c = left + 1
-                cur.append(c)
-                left = c
-                diag = up
-            rows.append((lo, cur))
+            if hi > end or i == n:
+                hi = end
+            nb = lo - 1 if lo else 0  # the window's base column
+            shift = nb - b
+            if shift:
+                low = (1 << shift) - 1
+                v += popcount(vp & low) - popcount(vn & low)
+                vp >>= shift
+                vn >>= shift
+            if nb < lo_prev:  # the base is outside the previous beam too
+                v += 2 if vp & 1 else 0 if vn & 1 else 1
+                vp &= ~1
+                vn |= 1
+            width = hi - 1 - nb
+            old_width = hi_prev - 1 - nb
+            mask = (1 << width) - 1
+            if width > old_width:
+                vp |= mask ^ ((1 << old_width) - 1)
+            eq = (peq[words[i - 1]] >> nb) & mask
+            xv = eq | vn
+            xh = (((eq & vp) + vp) ^ vp) | eq
+            hp = (vn | ~(xh | vp)) << 1 | 1
+            vp = ((vp & xh) << 1 | ~(xv | hp)) & mask
+            vn = hp & xv
+            if width > old_width + 1:
+                left_only = mask ^ ((2 << old_width) - 1)
+                vp |= left_only
+                vn &= ~left_only
+            v += 1
+            b, lo_prev, hi_prev = nb, lo, hi
+            rows.append((lo, b, v, vp, vn, hi))
         return rows
 
     def banded_trace(
         self, words: list[int], rows: list[Band]
     ) -> tuple[list[int], list[int], list[int]]:
-        """The alignment of the banded DP's trace (``trace_to_alignment``)."""
+        """The alignment of the banded DP's trace (``trace_to_alignment``),
+        its choices made again from the costs, as the DP made them."""
         ref_ids = self.ref.ids
-        inf = _INF
         i, j = self.n, self.m
         align = [0] * j
         hyp_err = [1] * i
         ref_err = [1] * j
         while i > 0 and j > 0:
-            cur_lo, cur = rows[i]
-            prev_lo, prev = rows[i - 1]
-            k = j - 1 - prev_lo  # D[i-1][j-1], D[i-1][j]
-            diag = prev[k] if 0 <= k < len(prev) else inf
-            up = prev[k + 1] if 0 <= k + 1 < len(prev) else inf
-            k = j - 1 - cur_lo  # D[i][j-1]
-            left = cur[k] if k >= 0 else inf
+            cur, prev = rows[i], rows[i - 1]
+            diag = _cost(prev, j - 1)
+            up = _cost(prev, j)
+            left = _cost(cur, j - 1)
             w = words[i - 1]
             match = ref_ids[j - 1] == w
             best = diag if match else diag + 1
@@ -511,7 +536,7 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
             distance = pair.distance_of(steps)
         else:
             rows = pair.banded_rows(words, [pair.first_row()])
-            distance = rows[n][1][-1]
+            distance = _cost(rows[n], m)
         if distance <= floor_distance:
             break  # no reordering can do better
         if rows is None:
@@ -553,7 +578,7 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
                     continue
             if rows is None:
                 rows = pair.banded_rows(words, [pair.first_row()])
-            banded = pair.banded_rows(shifted, rows[: first + 1])[n][1][-1]
+            banded = _cost(pair.banded_rows(shifted, rows[: first + 1])[n], m)
             key = (distance - banded, length, -start, -target)
             if key[0] > 0 and (best is None or key > best):
                 best, best_words, best_first = key, shifted, first

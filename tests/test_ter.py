@@ -2,8 +2,8 @@
 
 Per-segment statistics are compared with SacreBLEU's
 ``_extract_corpus_statistics`` (values and types: an int and a float),
-corpus scores with ``corpus_score`` and sentence scores with
-``sentence_score``, to the bit.  The edit distance with shifts is also
+corpus scores with SacreBLEU's corpus score of those statistics and
+sentence scores with ``sentence_score``, to the bit.  The edit distance with shifts is also
 compared directly with SacreBLEU's ``lib_ter.translation_edit_rate`` on
 generated pairs chosen to reach every path of ``bleustream.tercom``: the
 exact (bit-parallel) distance, the beam-limited DP where the beam changes
@@ -42,19 +42,8 @@ ALL_SETTINGS = tuple(Settings(*flags) for flags in itertools.product((False, Tru
 
 
 def settings_id(s: Settings) -> str:
-    on = [
-        f.replace("_", "-") for f in ("normalized", "no_punct", "asian_support", "case_sensitive")
-    ]
-    return (
-        "+".join(
-            name
-            for name, value in zip(
-                on, (s.normalized, s.no_punct, s.asian_support, s.case_sensitive)
-            )
-            if value
-        )
-        or "default"
-    )
+    flags = ("normalized", "no_punct", "asian_support", "case_sensitive")
+    return "+".join(f.replace("_", "-") for f in flags if getattr(s, f)) or "default"
 
 
 def oracle(s: Settings) -> TER:

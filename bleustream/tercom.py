@@ -37,20 +37,33 @@ What is done differently, without changing any result:
   trace compares lies on an optimal path too.  Only past that bound is the
   banded DP run, and for a candidate only when even its exact distance (a
   lower bound) would make it the best so far.
+* The banded DP itself is bit-parallel too: inside a row's beam
+  neighbouring costs differ by at most one, so Myers' step runs on a window
+  of bits that slides with the beam, its two edges made exact (see
+  ``_Pair.banded_rows``).  Its trace is recomputed from the costs, as the
+  DP recorded it.
+* Shifts are scored most promising first: undoing a shift of ``length``
+  words over ``jumped`` words takes at most ``2 * min(length, jumped)``
+  edits, so by the triangle inequality it cannot gain more than that (plus
+  what the beam adds to the current distance); a shift whose best possible
+  ranking cannot beat the best so far is not scored.
 * A round that reaches the candidate limit discards its result, so its
-  candidates are only counted, never scored.  A round cannot gain anything
-  when the edit distance already equals its bag-of-words lower bound
-  (``max(n, m)`` minus the words the two have in common, the same for every
-  reordering), so such a round is not searched at all.
+  candidates are only counted, never scored.  No round can change the
+  number of edits once the edit distance is within one of its
+  bag-of-words lower bound (``max(n, m)`` minus the words the two have in
+  common, the same for every reordering): a shift could then save one edit
+  at most, and costs one itself, after which the bound is reached.  The
+  search stops there.
 * Words are interned to small integers per reference, and every hypothesis
   word the reference lacks becomes one "unknown" integer: such words never
   match, so which one stands where changes no distance and no candidate.
 * Candidates that differ only in the reference position that suggested
   them are one shift, scored once.
 * The banded DP keeps only the beam of each row, so its memory grows with
-  ``n * beam``, not ``n * m``; the bit vectors (``m`` bits a word) are kept
-  only while ``n * m`` stays under ``MAX_EXACT_CELLS``, past which the
-  banded DP does all the work, as in SacreBLEU.
+  ``n * beam``, not ``n * m``; the exact distance's rows (``m`` bits each,
+  kept for its trace) only while ``n * m`` stays under
+  ``MAX_EXACT_CELLS``, past which the banded DP does all the work, as in
+  SacreBLEU.
 """
 
 from __future__ import annotations
@@ -69,9 +82,9 @@ BEAM_WIDTH = 25
 MAX_SHIFT_CANDIDATES = 1000
 # SacreBLEU's "infinity" for DP cells outside the beam.
 _INF = 10**16
-# The bit-parallel distance keeps four m-bit integers per hypothesis word:
-# past this many cells (n * m) only the beam-limited DP runs, whose rows
-# hold the beam only.
+# The exact distance keeps four m-bit integers per hypothesis word (for
+# its trace): past this many cells (n * m) only the beam-limited DP runs,
+# whose rows hold the beam only.
 MAX_EXACT_CELLS = 1 << 24
 
 # A row of the beam DP: (lo, b, v, vp, vn, hi), see _Pair.banded_rows.
@@ -247,6 +260,7 @@ class _Pair:
     # -- the banded DP ------------------------------------------------------------
 
     def first_row(self) -> Band:
+        """Row 0 of the beam DP: every column, costing 0, 1, ..., m."""
         return (0, 0, 0, self.mask, 0, self.m + 1)
 
     def banded_rows(self, words: list[int], rows: list[Band]) -> list[Band]:
@@ -264,9 +278,10 @@ class _Pair:
           step, which the diagonal always beats; when the beam did not move,
           the previous row's column before it (infinite too) becomes one
           more than the column after it, so that the step from above wins;
-        * right: the previous row's infinite cells past its beam enter as
-          +1 steps (beaten by the diagonal where it exists), and the cells
-          past them, which only a step from the left can reach, get +1.
+        * right: the previous row's infinite cells past its beam read as
+          equal to its last cell, so the step from above into the first of
+          them is never cheaper than the diagonal, and the cells past it,
+          which only a step from the left can reach, get +1.
 
         Memory is the beam's, not the reference's length, per row.
         """
@@ -299,8 +314,6 @@ class _Pair:
             width = hi - 1 - nb
             old_width = hi_prev - 1 - nb
             mask = (1 << width) - 1
-            if width > old_width:
-                vp |= mask ^ ((1 << old_width) - 1)
             eq = (peq[words[i - 1]] >> nb) & mask
             xv = eq | vn
             xh = (((eq & vp) + vp) ^ vp) | eq
@@ -537,8 +550,8 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
         else:
             rows = pair.banded_rows(words, [pair.first_row()])
             distance = _cost(rows[n], m)
-        if distance <= floor_distance:
-            break  # no reordering can do better
+        if distance - floor_distance <= 1:
+            break  # a shift could gain one edit at most, and costs one
         if rows is None:
             align, hyp_err, ref_err = pair.exact_trace(words, steps)  # type: ignore[arg-type]
         else:
@@ -550,7 +563,7 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
         if checked >= MAX_SHIFT_CANDIDATES:
             break  # SacreBLEU stops before applying this round's shift
         # The beam can only add to a distance: ``slack`` is how much it adds
-        # to this one (unknown without the bit vectors).
+        # to this one (unknown without the exact distance).
         slack = distance - pair.distance_of(steps) if steps is not None else distance
         best: tuple[int, int, int, int] | None = None
         best_words: list[int] = words

@@ -6,8 +6,9 @@ corpus scores with SacreBLEU's corpus score of those statistics and
 sentence scores with ``sentence_score``, to the bit.  The edit distance with shifts is also
 compared directly with SacreBLEU's ``lib_ter.translation_edit_rate`` on
 generated pairs chosen to reach every path of ``bleustream.tercom``: the
-exact (bit-parallel) distance, the beam-limited DP where the beam changes
-the result, the candidate limit, long segments of a few repeated words.
+exact distance, the beam-limited DP where the beam changes the result
+(lengths far apart, where SacreBLEU widens the beam, too), the candidate
+limit, long segments of a few repeated words.
 """
 
 # ruff: noqa: RUF001, RUF100  (full-width and CJK punctuation are the point here)
@@ -366,18 +367,133 @@ def test_edit_distance_matches_sacrebleu(paths: dict[str, int]) -> None:
     rng = random.Random(0)
     for n in (30, 35, 40):
         pairs.append(([rng.choice("ab") for _ in range(n)], [rng.choice("ab") for _ in range(n)]))
+    # one side 26 to 70 times the other: the beam starts past column 0,
+    # and past a ratio of 50 SacreBLEU widens it
+    for _ in range(30):
+        short = [rng.choice("abc") for _ in range(rng.randint(1, 4))]
+        long = [rng.choice("abcd") for _ in range(len(short) * rng.randint(26, 70))]
+        pairs.append((short, long) if rng.random() < 0.7 else (long, short))
+    # a short hypothesis taken from the end of a long reference: the best
+    # path runs along the beam's right edge, where rows grow by several cells
+    for _ in range(40):
+        n = rng.randint(2, 8)
+        ref = [rng.choice("abc") for _ in range(n * rng.randint(2, 70))]
+        pairs.append((ref[-n:], ref))
     assert not edits_problems(pairs)
     assert all(paths.values()), paths
 
 
-def test_edit_distance_without_bit_vectors(
-    monkeypatch: pytest.MonkeyPatch, paths: dict[str, int]
-) -> None:
-    """Past ``MAX_EXACT_CELLS`` the beam-limited DP does all the work: set
-    to 0, every pair takes that path, and must still be SacreBLEU's."""
+def edge_pairs(seed: int) -> list[tuple[list[str], list[str]]]:
+    """Pairs whose best paths run into the beam's edges: a reference of 26
+    words or more after several times as many words it lacks (the beam's
+    left edge holds the path back), a short hypothesis from the end of a
+    long reference (the right edge), and lengths 26 to 70 times apart (the
+    beam starts past column 0, or is widened)."""
+    rng = random.Random(seed)
+    pairs = []
+    for _ in range(40):
+        ref = [rng.choice("abcd") for _ in range(rng.randint(26, 80))]
+        junk = [f"x{i}" for i in range(len(ref) * rng.randint(2, 6))]
+        pairs.append((junk + ref, ref))
+        n = rng.randint(2, 8)
+        long = [rng.choice("abc") for _ in range(n * rng.randint(2, 70))]
+        pairs.append((long[-n:], long))
+        short = [rng.choice("abc") for _ in range(rng.randint(1, 4))]
+        long = [rng.choice("abcd") for _ in range(len(short) * rng.randint(26, 70))]
+        pairs.append((short, long) if rng.random() < 0.5 else (long, short))
+    return pairs
+
+
+def test_beam_dp_matches_sacrebleu() -> None:
+    """The beam-limited DP against SacreBLEU's ``BeamEditDistance``: its
+    distance and the alignment of its trace; and where the exact distance
+    stands in for it (within the bound), the same distance and alignment."""
+    exact_used = 0
+    for hyp, ref in edge_pairs(seed=9) + word_pairs(seed=10, n=60, max_len=40):
+        expected, trace = lib_ter.BeamEditDistance(ref)(hyp)
+        align, ref_err, hyp_err = lib_ter.trace_to_alignment(lib_ter._flip_trace(trace))
+        alignment = ([align[j] for j in range(len(ref))], hyp_err, ref_err)
+        prepared = tercom.prepare_reference(ref)
+        words = [prepared.vocab.get(w, prepared.unknown) for w in hyp]
+        pair = tercom._Pair(prepared, len(hyp))
+        rows = pair.banded_rows(words, [pair.first_row()])
+        assert tercom._cost(rows[-1], len(ref)) == expected, (hyp, ref)
+        assert pair.banded_trace(words, rows) == alignment, (hyp, ref)
+        steps = pair.forward(words)
+        if hyp and ref and pair.distance_of(steps) <= pair.bound:
+            exact_used += 1
+            assert pair.distance_of(steps) == expected, (hyp, ref)
+            assert pair.exact_trace(words, steps) == alignment, (hyp, ref)
+    assert exact_used
+
+
+def test_limits_are_sacrebleus() -> None:
+    assert tercom.MAX_SHIFT_SIZE == lib_ter._MAX_SHIFT_SIZE
+    assert tercom.MAX_SHIFT_DIST == lib_ter._MAX_SHIFT_DIST
+    assert tercom.BEAM_WIDTH == lib_ter._BEAM_WIDTH
+    assert tercom.MAX_SHIFT_CANDIDATES == lib_ter._MAX_SHIFT_CANDIDATES
+    assert tercom._INF == lib_ter._INT_INFINITY
+
+
+def test_shift_rounds_match_sacrebleu() -> None:
+    """One round of the shift search against SacreBLEU's ``_shift``: the
+    number of candidates counted and, when a shift gains, the shift chosen."""
+    compared = gains = 0
+    for hyp, ref in word_pairs(seed=12, n=150, max_len=25):
+        if not hyp or not ref:
+            continue
+        gain, shifted, counted = lib_ter._shift(hyp, ref, lib_ter.BeamEditDistance(ref), 0)
+        prepared = tercom.prepare_reference(ref)
+        words = [prepared.vocab.get(w, prepared.unknown) for w in hyp]
+        pair = tercom._Pair(prepared, len(hyp))
+        steps = pair.forward(words)
+        if pair.distance_of(steps) <= pair.bound:
+            trace = pair.exact_trace(words, steps)
+        else:
+            trace = pair.banded_trace(words, pair.banded_rows(words, [pair.first_row()]))
+        found, ours = tercom._shift_candidates(pair, words, *trace, budget=10**9)
+        assert ours == counted, (hyp, ref)
+        compared += 1
+        if gain > 0:
+            gains += 1
+            # SacreBLEU's ranking over our candidates picks SacreBLEU's shift
+            best_gain, length, neg_start, neg_target = max(
+                (distance_gain(hyp, ref, start, length, target), length, -start, -target)
+                for start, length, target in found
+            )
+            start, target = -neg_start, -neg_target
+            assert best_gain == gain
+            expected = [prepared.vocab.get(w, prepared.unknown) for w in shifted]
+            assert tercom.perform_shift(words, start, length, target) == expected
+    assert compared > 100 and gains > 20, (compared, gains)
+
+
+def distance_gain(hyp: list[str], ref: list[str], start: int, length: int, target: int) -> int:
+    """SacreBLEU's gain of one shift: its beam distance before less after."""
+    distance = lib_ter.BeamEditDistance(ref)
+    shifted = lib_ter._perform_shift(hyp, start, length, target)
+    return distance(hyp)[0] - distance(shifted)[0]
+
+
+def test_edit_distance_beam_only(monkeypatch: pytest.MonkeyPatch, paths: dict[str, int]) -> None:
+    """Past ``MAX_EXACT_CELLS`` the beam-limited DP does all the work, with
+    no exact distance to skip it: set to 0, every pair takes that path, and
+    must still be SacreBLEU's."""
     monkeypatch.setattr(tercom, "MAX_EXACT_CELLS", 0)
     assert not edits_problems(word_pairs(seed=4, n=60, max_len=30))
     assert paths["beam trace"] and paths["beam candidate"], paths
+
+
+@pytest.mark.parametrize("distance,edits", [(50, 1), (51, 2)])
+def test_shift_distance_limit(distance: int, edits: int) -> None:
+    """SacreBLEU shifts a block at most 50 positions: "x" moved back to the
+    front costs one shift from position 50, and a deletion plus an
+    insertion from position 51."""
+    words = [f"w{i}" for i in range(60)]
+    ref = ["x", *words]
+    hyp = [*words[:distance], "x", *words[distance:]]
+    assert lib_ter.translation_edit_rate(hyp, ref)[0] == edits
+    assert tercom.translation_edit_rate(hyp, tercom.prepare_reference(ref)) == edits
 
 
 def test_long_repetitive_segments(paths: dict[str, int]) -> None:
@@ -420,6 +536,19 @@ def test_very_long_lines(paths: dict[str, int]) -> None:
     refs = ["one two three four", long_line, " ".join(edited), adversary.join(pieces)]
     check_corpus(Settings(), hyps, [refs], [0, 1, 2])
     assert paths["beam trace"], paths
+
+
+def test_references_tokenized_twice() -> None:
+    """SacreBLEU tokenizes a reference twice and a hypothesis once.
+
+    With ``normalized``, "a..5" becomes "a . .5" (the second period is
+    followed by a digit), and a second pass splits ".5" too: the reference
+    is "a . . 5" (4 words), the identical hypothesis "a . .5" (3 words),
+    2 edits apart (".5" for ".", then "5" inserted).
+    """
+    s = Settings(normalized=True)
+    assert our_rows(s, ["a..5"], [["a..5"]]) == [(2, 4.0)]
+    check_corpus(s, ["a..5", "John's, isn't it"], [["a..5", "John's, isn't it"]], [0, 1])
 
 
 def test_snover_example() -> None:

@@ -62,7 +62,7 @@ def functions(metric: str) -> dict[str, ScoreOne]:
     }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Timing:
     name: str
     seconds: float  # the best pass
@@ -72,7 +72,7 @@ class Timing:
     vs_sacrebleu_cpu: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class MetricReport:
     metric: str
     pairs: int

@@ -117,20 +117,24 @@ def judge(section: Section) -> None:
     j2 = named[J2]
     main_cpu = j2.main_cpu_seconds or 0.0
     workers = j2.cpu_seconds - main_cpu
-    # With two free cores the main process and the two workers overlap: the
-    # run takes about the largest of the main process's time and half the
-    # workers' (if the main process is the larger, it is the bottleneck).
-    bound = named[J1].cpu_seconds / max(main_cpu, workers / 2)
+    # On two free cores the main process and the workers overlap: the run
+    # takes at least half of its CPU time, and at least the main process's
+    # own (the one part that does not share out).
+    free_seconds = max(j2.cpu_seconds / 2, main_cpu)
+    bound = named[J1].cpu_seconds / free_seconds
     section.notes.append(
         f"-j 2 cpu: main process {main_cpu:.2f} s, workers {workers:.2f} s; with both cores "
-        f"free, -j 2 would run about {bound:.2f}x as fast as -j 1 (-j 1's CPU time over the "
-        "larger of the main process's and half the workers')"
+        f"free, -j 2 would run up to {bound:.2f}x as fast as -j 1 (-j 1's CPU time over the "
+        "larger of half -j 2's and its main process's)"
     )
     if BLEUSCORE in named:
         vs, vs_cpu = ratio(named[BLEUSCORE], named[J2])
         verdict = "faster" if vs > 1 else "SLOWER"
+        rust = named[BLEUSCORE]
         section.notes.append(
-            f"-j 2 vs bleuscore: {vs:.2f}x by wall clock ({verdict}), {vs_cpu:.2f}x by cpu"
+            f"-j 2 vs bleuscore: {vs:.2f}x by wall clock ({verdict}), {vs_cpu:.2f}x by cpu; "
+            f"with both cores free -j 2 would take about {free_seconds:.1f} s, bleuscore "
+            f"{rust.seconds:.1f} s ({rust.cpu_seconds:.1f} s cpu)"
         )
     ours = {scores[J1], scores[J2]}
     if SACRE in scores:

@@ -44,6 +44,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from harness import (
@@ -73,6 +74,11 @@ WMT21_SET = "wmt21-en-de"
 WIDTH = 6
 P_WIDTH = 4  # SacreBLEU prints p-values to four decimals whatever the width
 SYSTEMS_AIM = 3.0  # (a): bleustream over SacreBLEU, throughput
+# The commands' names in the tables.
+PAIRED_OURS = "bleustream --paired-bs"
+PAIRED_THEIRS = "sacrebleu --paired-bs"
+NO_TEST_OURS = "bleustream -i N files"
+NO_TEST_THEIRS = "sacrebleu -i N files"
 
 # A paired test's numbers of one system and metric: score, mean, ci, p-value
 # as SacreBLEU prints them (None where it prints nothing).
@@ -214,12 +220,6 @@ def speed_note(section: Section, ours: str, theirs: str, aim: float | None = Non
     section.notes.append(text)
 
 
-PAIRED_OURS = "bleustream --paired-bs"
-PAIRED_THEIRS = "sacrebleu --paired-bs"
-NO_TEST_OURS = "bleustream -i N files"
-NO_TEST_THEIRS = "sacrebleu -i N files"
-
-
 def paired_commands(
     common: list[str], bleustream: list[str], sacrebleu: list[str], with_sacrebleu: bool
 ) -> list[Command]:
@@ -323,8 +323,8 @@ def case_paired(
     lines = corpus.lines * corpus.systems
     progress = not args.quiet
     section = measure_section(title, cmds, corpus.workdir, lines, args.repeat, progress)
-    small_cmds = paired_commands(common, bleustream, sacrebleu, False)
-    small_cmds[0].name += f" ({small.lines:,} segments)"
+    ours = paired_commands(common, bleustream, sacrebleu, False)[0]
+    small_cmds = [replace(ours, name=f"{ours.name} ({small.lines:,} segments)")]
     small_lines = small.lines * small.systems
     small_section = measure_section(
         f"{title}, small", small_cmds, small.workdir, small_lines, args.repeat, progress

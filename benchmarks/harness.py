@@ -45,7 +45,7 @@ class BenchError(Exception):
 # --------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Source:
     """One reference and the system outputs scored against it."""
 
@@ -82,7 +82,7 @@ def hyp_name(system: int) -> str:
     return "hyp.txt" if system == 0 else f"hyp.{system}.txt"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Corpus:
     lines: int
     workdir: Path
@@ -159,7 +159,7 @@ def work_directory(kept: Path | None, prefix: str) -> Iterator[Path]:
 # --------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Command:
     name: str
     argv: list[str]
@@ -176,7 +176,7 @@ class Command:
         return text
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
     seconds: float
     cpu_seconds: float  # user + system, of the whole process tree
@@ -309,7 +309,7 @@ def measure(
     return best
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result:
     name: str
     command: str

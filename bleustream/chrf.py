@@ -24,14 +24,18 @@ runs per n-gram:
 
 * the n-grams of order n are those of order n-1 with the next item
   appended, by ``map`` (one string concatenation per character n-gram);
-* they are counted by the C helper behind ``Counter`` into plain dicts, but
-  only while some n-gram repeats: once the n-grams of an order are
-  distinct, so are those of every higher order (distinct prefixes), and a
-  reference keeps them as a set, a hypothesis as a list;
-* when either side has no repeated n-gram, each common n-gram matches
-  exactly once, so the clipped count is the number of hypothesis n-grams
-  the reference holds (C-level membership tests) or the size of a key
-  intersection; only when both repeat is it ``map(min, ...)`` over counts;
+* a reference's n-grams are counted by the C helper behind ``Counter``
+  into plain dicts, but only while some n-gram repeats: once the n-grams
+  of an order are distinct, so are those of every higher order (distinct
+  prefixes), and they are kept as a set;
+* the clipped match count needs no counting of the hypothesis where the
+  reference has no repeated n-gram: it is the number of distinct
+  hypothesis n-grams the reference holds (``set.intersection``, C level),
+  and likewise where only the reference repeats some; only where both
+  repeat are the hypothesis n-grams counted, and the sum of the
+  smaller counts is taken over the common n-grams as
+  ``(sum a + sum b - sum |a - b|) / 2``, skipped when either side's common
+  n-grams are all single;
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there
@@ -49,7 +53,6 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import repeat
 from typing import Any, Callable
 
 from bleustream import __version__
@@ -257,42 +260,26 @@ def split_words(line: str) -> list[str]:
     return out
 
 
-def _ngrams(items: Sequence[Any], extend: Extend, as_set: bool) -> Iterator[tuple[Any, bool]]:
-    """The n-grams of ``items``, order 1, 2, ... ``len(items)``, as needed.
-
-    Yields ``(grams, distinct)`` per order: ``grams`` is a dict of counts
-    while some n-gram repeats, and once none does (then none does at any
-    higher order: distinct (n-1)-gram prefixes make distinct n-grams) just
-    the n-grams, as a set (``as_set``, to be looked up) or a list (to look
-    up with).
-    """
-    counts: dict = {}
-    _count_into(counts, items)
-    distinct = len(counts) == len(items)
-    yield counts, distinct
-    grams: Any = items
-    for n in range(1, len(items)):
-        grams = list(extend(grams, items[n:]))
-        if distinct:
-            yield (set(grams) if as_set else grams), True
-        else:
-            counts = {}
-            _count_into(counts, grams)
-            distinct = len(counts) == len(grams)
-            yield counts, distinct
-
-
 def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[OrderGrams, ...]:
-    length = len(items)
-    grams = _ngrams(items, extend, as_set=True)
-    out = []
+    """A reference's n-grams of orders 1..``orders``: counted while some n-gram
+    repeats, then (distinct prefixes make distinct n-grams) just a set."""
+    out: list[OrderGrams] = []
+    grams: Any = items
+    distinct = False
     for n in range(1, orders + 1):
-        total = length - n + 1
-        if total > 0:
-            lookup, distinct = next(grams)
-            out.append((lookup, total, distinct))
-        else:
+        total = len(items) - n + 1
+        if total <= 0:
             out.append(((), 0, True))
+            continue
+        if n > 1:
+            grams = list(extend(grams, items[n - 1 :]))
+        if distinct:
+            out.append((set(grams), total, True))
+            continue
+        counts: dict = {}
+        _count_into(counts, grams)
+        distinct = len(counts) == total
+        out.append((set(counts) if distinct else counts, total, distinct))
     return tuple(out)
 
 
@@ -319,35 +306,76 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Prepared
     return prepare
 
 
-def _order_stats(
-    out: list[int],
-    hyp_len: int,
-    hyp_grams: list[tuple[Any, bool]],
-    more_hyp_grams: Iterator[tuple[Any, bool]],
-    ref_orders: tuple[OrderGrams, ...],
-) -> None:
-    """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``.
+class _HypGrams:
+    """The n-grams of one hypothesis, made order by order as references ask,
+    once however many references there are; counted only where needed."""
 
-    ``hyp_grams`` caches the hypothesis n-grams of the orders made so far
-    (shared between references); ``more_hyp_grams`` yields the next ones.
-    The clipped match count is the number of common n-grams when either
-    side has no repeated n-gram, else the sum of the smaller counts.
-    """
+    __slots__ = ("_counts", "_distinct_from", "_extend", "_grams", "_items")
+
+    def __init__(self, items: Sequence[Any], extend: Extend) -> None:
+        self._items = items
+        self._extend = extend
+        self._grams: list[Any] = [items]  # order n at [n - 1]
+        self._counts: dict[int, dict] = {}
+        # The lowest order known to have no repeated n-gram (distinct
+        # prefixes make distinct n-grams, so every higher order has none).
+        self._distinct_from = len(items) + 1
+
+    def grams(self, n: int) -> Any:
+        """The n-grams of order ``n``, in order."""
+        grams = self._grams
+        while len(grams) < n:
+            made = len(grams)
+            grams.append(list(self._extend(grams[-1], self._items[made:])))
+        return grams[n - 1]
+
+    def counts(self, n: int) -> dict | None:
+        """The n-grams of order ``n`` counted, or None when none repeats."""
+        if n >= self._distinct_from:
+            return None
+        counts = self._counts.get(n)
+        if counts is None:
+            grams = self.grams(n)
+            counts = self._counts[n] = {}
+            _count_into(counts, grams)
+            if len(counts) == len(grams):
+                self._distinct_from = n
+                return None
+        return counts
+
+
+def _clipped_matches(hyp: _HypGrams, n: int, ref: Any, ref_distinct: bool) -> int:
+    """The sum over n-grams of order ``n`` of the smaller of the two counts."""
+    if ref_distinct:  # each common n-gram matches once
+        return len(ref.intersection(hyp.grams(n)))
+    counts = hyp.counts(n)
+    if counts is None:
+        return len(ref.keys() & hyp.grams(n))
+    common = counts.keys() & ref.keys()
+    size = len(common)
+    hyp_counts = list(map(counts.__getitem__, common))
+    hyp_sum = sum(hyp_counts)
+    if hyp_sum == size:  # no common n-gram repeats in the hypothesis
+        return size
+    ref_counts = list(map(ref.__getitem__, common))
+    ref_sum = sum(ref_counts)
+    if ref_sum == size:
+        return size
+    # min(a, b) = (a + b - |a - b|) / 2, summed
+    return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_counts, ref_counts)))) // 2
+
+
+def _order_stats(
+    out: list[int], hyp_len: int, hyp: _HypGrams, ref_orders: tuple[OrderGrams, ...]
+) -> None:
+    """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``."""
     alive = True  # may order n still match (did order n-1)?
     for n, (ref, ref_total, ref_distinct) in enumerate(ref_orders, 1):
         hyp_total = hyp_len - n + 1
         if hyp_total < 0:
             hyp_total = 0
         if alive and hyp_total and ref_total:
-            if len(hyp_grams) < n:
-                hyp_grams.append(next(more_hyp_grams))
-            hyp, hyp_distinct = hyp_grams[n - 1]
-            if hyp_distinct:
-                match = sum(map(ref.__contains__, hyp))
-            elif ref_distinct:
-                match = len(hyp.keys() & ref)
-            else:
-                match = sum(map(min, hyp.values(), map(ref.get, hyp, repeat(0))))
+            match = _clipped_matches(hyp, n, ref, ref_distinct)
             alive = match > 0
         else:
             match = 0
@@ -406,21 +434,17 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
         if lowercase:
             hyp = hyp.lower()
         chars = hyp if whitespace else "".join(hyp.split())
-        char_grams: list[tuple[Any, bool]] = []
-        more_char_grams = _ngrams(chars, _EXTEND_CHARS, as_set=False)
-        words: list[str] = []
-        word_grams: list[tuple[Any, bool]] = []
-        if word_order:
-            words = split_words(hyp)
-        more_word_grams = _ngrams(words, _EXTEND_WORDS, as_set=False)
+        hyp_chars = _HypGrams(chars, _EXTEND_CHARS)
+        words: list[str] = split_words(hyp) if word_order else []
+        hyp_words = _HypGrams(words, _EXTEND_WORDS)
 
         best: list[int] = []
         best_f = -1.0
         for ref_chars, ref_words in refs:
             stats: list[int] = []
-            _order_stats(stats, len(chars), char_grams, more_char_grams, ref_chars)
+            _order_stats(stats, len(chars), hyp_chars, ref_chars)
             if word_order:
-                _order_stats(stats, len(words), word_grams, more_word_grams, ref_words)
+                _order_stats(stats, len(words), hyp_words, ref_words)
             if len(refs) == 1:
                 return tuple(stats)
             f = f_score(stats, order, beta, eps_smoothing)

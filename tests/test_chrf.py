@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 from collections.abc import Sequence
 from functools import cache, reduce
@@ -489,6 +490,23 @@ def test_every_char_order(char_order: int, word_order: int) -> None:
     settings = Settings(char_order=char_order, word_order=word_order)
     hyps, streams = Adversary(char_order * 10 + word_order).corpus(40, 2)
     assert corpus_problems(settings, hyps, streams, sentences=4) == []
+
+
+@pytest.mark.parametrize("n_refs", [1, 3])
+def test_repeated_ngrams_on_both_sides(n_refs: int) -> None:
+    """Text from a tiny alphabet repeats n-grams of every order on both sides,
+    in every combination of counts: the clipped counts' fast paths (a side
+    without repeats, common n-grams all single, the sum of the smaller
+    counts) against SacreBLEU's plain loop."""
+    rng = random.Random(n_refs)
+
+    def line() -> str:
+        return "".join(rng.choice("ab a") for _ in range(rng.randrange(0, 40)))
+
+    hyps = [line() for _ in range(60)]
+    streams = [[line() for _ in hyps] for _ in range(n_refs)]
+    for settings in (Settings(), Settings(char_order=8, word_order=3), Settings(whitespace=True)):
+        assert corpus_problems(settings, hyps, streams, sentences=60) == []
 
 
 EDGE_SEGMENTS: list[tuple[str, list[str]]] = [

@@ -6,7 +6,11 @@ length is the closest to the hypothesis length, ties going to the shorter.
 
 The hot loops run in C: the n-gram tuples come from ``zip``, they are
 counted by the C helper behind ``collections.Counter``, and clipping is
-``map(min, ...)`` over dict lookups, with no Python call per n-gram.  An
+``map(min, ...)`` over dict lookups, with no Python call per n-gram.
+Against one reference, an order whose reference n-grams are all distinct
+(as they mostly are past unigrams) needs no hypothesis counts at all: its
+clipped count is the number of distinct hypothesis n-grams the reference
+holds, one C-level set intersection.  An
 n-gram of order n matches only if its (n-1)-grams do, so once an order has
 no match the higher orders are not counted at all.
 """
@@ -14,6 +18,7 @@ no match the higher orders are not counted at all.
 from __future__ import annotations
 
 import collections
+import operator
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Callable
@@ -44,6 +49,42 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
+def _grams(columns: list[list[str]]) -> Iterable:
+    return columns[0] if len(columns) == 1 else zip(*columns)
+
+
+def _clipped_matches(
+    hyp_columns: list[list[str]], ref_columns: list[list[str]], ref_distinct: bool
+) -> int:
+    """The sum over n-grams of the smaller of the hypothesis and reference
+    counts, ``n = len(columns)``; ``-1 - sum`` when this order is the first
+    without a repeated reference n-gram (nor will any higher order have one:
+    distinct prefixes make distinct n-grams).
+
+    Where the reference repeats nothing, the sum is the number of distinct
+    hypothesis n-grams the reference holds, and the hypothesis is not
+    counted; where both repeat, it is taken over the common n-grams only,
+    as ``(sum a + sum b - sum |a - b|) / 2``.
+    """
+    if ref_distinct:
+        return len(set(_grams(ref_columns)).intersection(_grams(hyp_columns)))
+    ref_counts = ngram_counts(ref_columns)
+    if len(ref_counts) == len(ref_columns[-1]):
+        return -1 - len(ref_counts.keys() & _grams(hyp_columns))
+    hyp_counts = ngram_counts(hyp_columns)
+    common = hyp_counts.keys() & ref_counts.keys()
+    size = len(common)
+    hyp_common = list(map(hyp_counts.__getitem__, common))
+    hyp_sum = sum(hyp_common)
+    if hyp_sum == size:
+        return size
+    ref_common = list(map(ref_counts.__getitem__, common))
+    ref_sum = sum(ref_common)
+    if ref_sum == size:
+        return size
+    return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_common, ref_common)))) // 2
+
+
 def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
     """The sufficient statistics of one tokenized segment.
 
@@ -57,13 +98,15 @@ def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> 
         ref = refs[0]
         ref_len = len(ref)
         ref_columns = [ref]
+        ref_distinct = False  # no n-gram of this order repeats in the reference
         for n in range(min(max_order, hyp_len, ref_len)):
             if n:
                 hyp_columns.append(hyp[n:])
                 ref_columns.append(ref[n:])
-            h = ngram_counts(hyp_columns)
-            r = ngram_counts(ref_columns)
-            matched = sum(map(min, h.values(), map(r.get, h, repeat(0))))
+            matched = _clipped_matches(hyp_columns, ref_columns, ref_distinct)
+            if matched < 0:  # the reference has no repeats from this order on
+                ref_distinct = True
+                matched = -matched - 1
             if not matched:
                 break
             matches[n] = matched

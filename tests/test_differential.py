@@ -13,6 +13,7 @@ says "not bit-identical" when only the latter fails.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
@@ -346,3 +347,23 @@ def test_real_sentence_scores(real_system: RealSystem) -> None:
         theirs = oracle.sentence_score(hyp, refs)
         problems += [f"segment {i}: {p}" for p in score_mismatches(ours, theirs)]
     assert problems[:5] == []
+
+
+@pytest.mark.parametrize("n_refs", [1, 3])
+@pytest.mark.parametrize("max_order", [1, 4, 6])
+def test_repeated_ngrams_on_both_sides(n_refs: int, max_order: int) -> None:
+    """Words from a tiny vocabulary repeat n-grams of every order on both
+    sides, in every combination of counts: the clipped counts' fast paths
+    (a reference without repeats, common n-grams all single, the sum of
+    the smaller counts) against SacreBLEU's plain loop."""
+    rng = random.Random(10 * n_refs + max_order)
+
+    def line() -> str:
+        return " ".join(rng.choice("aab") for _ in range(rng.randrange(0, 16)))
+
+    hyps = [line() for _ in range(80)]
+    streams = [[line() for _ in hyps] for _ in range(n_refs)]
+    settings = Settings("none", max_order=max_order)
+    _, per_segment = run_scorer(settings, hyps, streams)
+    rows = oracle_bleu(settings)._extract_corpus_statistics(hyps, streams)
+    assert segment_mismatches(per_segment, rows, hyps) == []

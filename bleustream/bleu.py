@@ -21,7 +21,7 @@ from bleustream.argtypes import whole_number
 from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row
-from bleustream.ngrams import segment_stats
+from bleustream.ngrams import segment_row
 from bleustream.stats import Stats
 from bleustream.tokenizers import (
     DEFAULT_TOKENIZER,
@@ -150,7 +150,10 @@ def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuSco
         else:
             precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
 
-    score = bp * math.exp(sum([_log(p) for p in precisions[:eff_order]]) / eff_order)
+    used = precisions[:eff_order]
+    # math.log where no precision is 0 (the common case, all in C); the same
+    # numbers as SacreBLEU's my_log either way.
+    score = bp * math.exp(sum(map(_log if 0.0 in used else math.log, used)) / eff_order)
     return BleuScore(score, tuple(precisions), bp, ratio, stats)
 
 
@@ -345,8 +348,7 @@ def count(settings: Settings) -> Callable[[str, list[list[str]]], Row]:
     max_order = settings.max_order
 
     def hyp_row(hyp: str, refs: list[list[str]]) -> Row:
-        stats = segment_stats(prepare(hyp), refs, max_order)
-        return (stats.hyp_len, stats.ref_len, *stats.matches, *stats.totals)
+        return segment_row(prepare(hyp), refs, max_order)
 
     return hyp_row
 

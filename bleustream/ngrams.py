@@ -86,7 +86,13 @@ def _clipped_matches(
 
 
 def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
-    """The sufficient statistics of one tokenized segment.
+    """The sufficient statistics of one tokenized segment (see ``segment_row``)."""
+    return Stats.from_row(segment_row(hyp, refs, max_order), 1)
+
+
+def segment_row(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> tuple[int, ...]:
+    """The sufficient statistics of one tokenized segment, as SacreBLEU's row
+    ``(hyp_len, ref_len, *matches, *totals)``.
 
     ``refs`` holds at least one tokenized reference.  Each order's columns
     extend the previous order's by one shifted slice.
@@ -103,10 +109,13 @@ def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> 
             if n:
                 hyp_columns.append(hyp[n:])
                 ref_columns.append(ref[n:])
-            matched = _clipped_matches(hyp_columns, ref_columns, ref_distinct)
-            if matched < 0:  # the reference has no repeats from this order on
-                ref_distinct = True
-                matched = -matched - 1
+            if ref_distinct:
+                matched = len(set(zip(*ref_columns)).intersection(zip(*hyp_columns)))
+            else:
+                matched = _clipped_matches(hyp_columns, ref_columns, ref_distinct)
+                if matched < 0:  # the reference has no repeats from this order on
+                    ref_distinct = True
+                    matched = -matched - 1
             if not matched:
                 break
             matches[n] = matched
@@ -126,5 +135,9 @@ def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> 
             if not matched:
                 break
             matches[n] = matched
-    totals = [max(hyp_len - n, 0) for n in range(max_order)]
-    return Stats(hyp_len, ref_len, matches, totals, 1)
+    return (
+        hyp_len,
+        ref_len,
+        *matches,
+        *[hyp_len - n if hyp_len > n else 0 for n in range(max_order)],
+    )

@@ -499,6 +499,8 @@ def _test(options: dict[str, Any]) -> Test | None:
     if test is not None:
         require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     systems = max(len(options["input"]), options["systems"])
+    if options["input_format"] == "stats" and len(options["input"]) < 2:
+        systems = 2  # known once the records are read: the run checks
     if test is not None and test.paired and systems < 2:
         raise UsageError(
             "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "

@@ -52,7 +52,7 @@ from bleustream.report import Result, latex_report, single_line, text_report
 from bleustream.resampling import SegmentStore, Test, run_test
 from bleustream.scorer import Scorer
 from bleustream.significance import with_test_fields
-from bleustream.statsio import Chunk, Layout, read_stats, specs_of
+from bleustream.statsio import Chunk, Layout, in_turns, read_stats, specs_of
 
 Report = Callable[[str], None]
 Rows = Sequence[Sequence[Row]]  # per system, per metric
@@ -271,12 +271,12 @@ def stats_items(
     def chunks() -> Iterator[Chunk | Layout]:
         layout: Layout | None = None
         for source in sources:
-            for chunk in read_stats(source, layout):
+            for chunk in read_stats(source, layout, several_systems=True):
                 if isinstance(chunk, Layout):
                     layout = chunk
                 yield chunk
 
-    return chunks(), sources
+    return in_turns(chunks()), sources
 
 
 def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[Chunk]]:
@@ -330,6 +330,8 @@ class _State:
     # and the bad lines its run skipped.
     shard_partial: bool = False
     shard_skipped: int = 0
+    # Statistics read back of several systems in one stream: their names.
+    systems: list[str | int | None] | None = None
 
 
 def run(
@@ -400,6 +402,10 @@ def run(
             items = _chunks_to_items(segments, options, state)
             # The metrics come from the first record: read it before the header.
             first = next(items, None)
+            if state.systems is not None:
+                systems = state.systems
+                nsys = len(systems)
+            _check_systems_for(options, nsys)
             scorer = Scorer(state.specs, nsys)
             if test is not None:
                 store = SegmentStore(nsys, len(state.specs))
@@ -619,6 +625,19 @@ def _count(scorer: Scorer, item: Item, options: RunOptions) -> Rows:
         raise InputError(exc.message, input_name(options), item.line) from None
 
 
+def _check_systems_for(options: RunOptions, nsys: int) -> None:
+    """What needs several systems, given the systems statistics read back name."""
+    if nsys > 1:
+        return
+    if options.test is not None and options.test.paired:
+        raise UsageError(
+            "a paired test needs at least two systems; these statistics are of one "
+            "(write several systems' with -sl -f stats, or give one file per system with -i)"
+        )
+    if options.format == "latex":
+        raise UsageError("-f latex writes a table of several systems; these statistics are of one")
+
+
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
     if first is not None:
         yield first
@@ -630,10 +649,17 @@ def _chunks_to_items(
 ) -> Iterator[Item]:
     """Items of statistics read back; the first layout sets the metrics."""
     for chunk in chunks:
-        if isinstance(chunk, list):
+        if isinstance(chunk, list):  # one turn of several systems
             head = chunk[0]
+            if options.inputs == ("-",) and state.systems is None:
+                state.systems = [c.system for c in chunk]  # named by the records
+            state.shard_partial = state.shard_partial or head.partial
+            state.shard_skipped += head.skipped
+            if head.segments == 0:
+                continue
+            _check_segment_record(head, options)
             rows = tuple(c.rows for c in chunk)
-            yield Item((), (), rows, 1, head.line, head.id, True, 0)
+            yield Item((), (), rows, head.segments, head.line, head.id, head.is_segment, 0)
             continue
         if isinstance(chunk, Layout):
             overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
@@ -644,11 +670,15 @@ def _chunks_to_items(
         state.shard_skipped += chunk.skipped
         if chunk.segments == 0:
             continue
-        if not chunk.is_segment and options.sentence_level:
-            raise InputError(
-                "--sentence-level needs segment records; this is a corpus record "
-                "(write the shards with -sl -f stats)",
-                chunk.source,
-                chunk.source_line,
-            )
+        _check_segment_record(chunk, options)
         yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment, 0)
+
+
+def _check_segment_record(chunk: Chunk, options: RunOptions) -> None:
+    if not chunk.is_segment and options.sentence_level:
+        raise InputError(
+            "--sentence-level needs segment records; this is a corpus record "
+            "(write the shards with -sl -f stats)",
+            chunk.source,
+            chunk.source_line,
+        )

@@ -33,8 +33,14 @@ segments as they do); one with no segment records before it (since the
 source's start or the previous corpus record) is one chunk of that many
 segments.  So shards written with and without ``-sl`` may be given as
 files, or concatenated on stdin.  ``running`` records are passed over.
-Every record must have the same metrics with the same counting settings,
-and be of the same system: records that differ are bad input.
+Every record must have the same metrics with the same counting settings:
+records that differ are bad input.
+
+The records of a run that scored several systems name their ``system``
+and come in turns: for each segment (or, without ``-sl``, for the corpus)
+one record per system, in the same order every time.  Read back, each
+turn is one unit with a row per system (``in_turns``); a record out of
+turn is bad input, since the statistics of different systems never add.
 """
 
 from __future__ import annotations
@@ -306,3 +312,89 @@ def read_stats(
             data.get("partial") is True,
             skipped if isinstance(skipped, int) and not isinstance(skipped, bool) else 0,
         )
+
+
+def _out_of_turn(chunk: Chunk, expected: str | int | None, why: str) -> InputError:
+    return InputError(
+        f"statistics of {_describe_system(chunk.system)} where {_describe_system(expected)}'s "
+        f"turn was due ({why}); the records of several systems come in turns, one per "
+        "system in the same order, as bleustream writes them",
+        chunk.source,
+        chunk.source_line,
+    )
+
+
+def in_turns(chunks: Iterator[Chunk | Layout]) -> Iterator[Chunk | Layout | list[Chunk]]:
+    """The chunks of records that name no system, or one, as they come; those of
+    several systems grouped into turns (a list, one chunk per system).
+
+    The first turn sets the systems and their order: it ends where its first
+    system comes again, so only the first turn waits for the next record.
+    Every later turn must name the same systems in the same order, and its
+    records must cover the same segments (the same line, for segment
+    records): anything else is an ``InputError`` at the record out of turn.
+    """
+    order: list[str | int | None] | None = None
+    turn: list[Chunk] = []
+    for chunk in chunks:
+        if isinstance(chunk, Layout):
+            yield chunk
+            continue
+        if order is None:
+            if chunk.system is None and not turn:
+                order = [None]
+            elif turn and chunk.system == turn[0].system:
+                order = [c.system for c in turn]
+                if len(order) == 1:
+                    yield turn[0]
+                else:
+                    yield turn
+                turn = []
+            else:
+                if chunk.system is None:
+                    raise _out_of_turn(chunk, turn[0].system, "it names no system")
+                if any(c.system == chunk.system for c in turn):
+                    raise _out_of_turn(chunk, turn[0].system, "it came twice in one turn")
+                if turn:
+                    _check_turn(turn[0], chunk)
+                turn.append(chunk)
+                continue
+        if len(order) == 1:
+            if chunk.system != order[0]:
+                raise InputError(
+                    f"statistics of {_describe_system(chunk.system)}, but the records "
+                    f"before have {_describe_system(order[0])}; the statistics of several "
+                    "systems do not add up to a score: merge each system's records apart",
+                    chunk.source,
+                    chunk.source_line,
+                )
+            yield chunk
+            continue
+        expected = order[len(turn)]
+        if chunk.system != expected:
+            raise _out_of_turn(chunk, expected, "the systems come in another order")
+        if turn:
+            _check_turn(turn[0], chunk)
+        turn.append(chunk)
+        if len(turn) == len(order):
+            yield turn
+            turn = []
+    if turn:
+        if order is None:  # the first turn ran to the end of the input
+            yield turn if len(turn) > 1 else turn[0]
+        else:
+            raise InputError(
+                f"the input ends in the middle of a turn: {len(turn)} of {len(order)} "
+                "systems have statistics for the last "
+                + ("segment" if turn[0].is_segment else "chunk"),
+                turn[-1].source,
+                turn[-1].source_line,
+            )
+
+
+def _check_turn(head: Chunk, chunk: Chunk) -> None:
+    """The records of one turn cover the same segments."""
+    if chunk.is_segment != head.is_segment or chunk.segments != head.segments:
+        raise _out_of_turn(chunk, head.system, "its segments are not the turn's")
+    if chunk.is_segment and chunk.line != head.line:
+        raise _out_of_turn(chunk, head.system, f"line {chunk.line} in the turn of line {head.line}")

@@ -456,21 +456,103 @@ def test_several_systems_apart_when_the_caller_asks(systems: Path) -> None:
     assert sum(c.segments for c in chunks if c.system == 2) == SEGMENTS // SHARDS
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--input-format stats scores one system: the record loop does not yet keep "
-    "the systems of merged statistics apart (it stops with status 65)",
+SYSTEM_SHARDS = [f"systems.{k}.stats" for k in range(SHARDS)]
+
+
+@pytest.mark.parametrize(
+    ("output", "lines_of_system_2"),
+    [
+        (["-f", "json"], lambda out: [x for x in out if b'"system": 2' in x]),
+        (["-f", "tsv"], lambda out: [x for x in out if x.startswith(b"corpus\t2\t")]),
+        ([], lambda out: [x for x in out if x.startswith(b"field 2  ")]),
+        (["-f", "latex"], lambda out: [x for x in out if x.startswith(b"  field 2 & ")]),
+        (["-b"], lambda out: out[1:]),
+    ],
+    ids=["json", "tsv", "text", "latex", "score-only"],
 )
-def test_merged_shards_of_two_systems_print_what_the_whole_prints(systems: Path) -> None:
-    names = [f"systems.{k}.stats" for k in range(SHARDS)]
+def test_merged_shards_of_two_systems_print_what_the_whole_prints(
+    systems: Path, output: list[str], lines_of_system_2: Callable[[list[bytes]], list[bytes]]
+) -> None:
     whole, merged = run_all(
         [
-            ["--systems", "2", "-f", "json", "-i", "systems.tsv"],
-            ["--input-format", "stats", "-f", "json", *names],
+            ["--systems", "2", *output, "-i", "systems.tsv"],
+            ["--input-format", "stats", *output, *SYSTEM_SHARDS],
         ],
         systems,
     )
     assert ok(merged).stdout == ok(whole).stdout
+    # and the second system is there, apart from the first
+    assert len(lines_of_system_2(merged.stdout.splitlines())) in (1, 2)
+
+
+def test_merged_segments_of_two_systems_are_the_whole_runs(systems: Path) -> None:
+    """Per segment, the systems' records in turn, as the whole run writes them;
+    only the line numbers differ (each shard counts its own lines)."""
+    whole, merged = run_all(
+        [
+            ["--systems", "2", "-sl", "-f", "json", "-i", "systems.tsv"],
+            ["--input-format", "stats", "-sl", "-f", "json", *SYSTEM_SHARDS],
+        ],
+        systems,
+    )
+    got, expected = json_lines(ok(merged).stdout), json_lines(ok(whole).stdout)
+    assert len(got) == len(expected) == 2 * SEGMENTS + 2
+    assert [r["system"] for r in got[:4]] == [1, 2, 1, 2]
+    for ours, theirs in zip(got, expected):
+        assert {**ours, "line": theirs.get("line")} == {**theirs, "line": theirs.get("line")}
+
+
+def test_paired_test_over_one_stream_of_two_systems(systems: Path) -> None:
+    """--paired-bs over the merged shards gives the numbers it gives from the text."""
+    test = ["--paired-bs", "--paired-bs-n", "200", "-f", "json"]
+    whole, merged = run_all(
+        [
+            ["--systems", "2", *test, "-i", "systems.tsv"],
+            ["--input-format", "stats", *test, *SYSTEM_SHARDS],
+        ],
+        systems,
+    )
+    assert ok(merged).stdout == ok(whole).stdout
+    records = json_lines(merged.stdout)
+    assert [(r["system"], r["p_value"] is None) for r in records] == [(1, True), (2, False)]
+
+
+def _stats_lines(systems: Path) -> list[bytes]:
+    return (systems / "systems.0.stats").read_bytes().splitlines(keepends=True)
+
+
+def test_a_record_out_of_turn_is_bad_input(systems: Path) -> None:
+    lines = _stats_lines(systems)
+    del lines[3]  # system 2's record of the second segment
+    proc = run("--input-format", "stats", cwd=systems, stdin=b"".join(lines))
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert proc.stderr.decode().startswith(
+        "bleustream: <stdin>:4: statistics of system 1 where system 2's turn was due "
+        "(the systems come in another order)"
+    )
+
+
+def test_a_turn_cut_short_at_the_end_is_bad_input(systems: Path) -> None:
+    segment_records = [line for line in _stats_lines(systems) if b'"segment"' in line]
+    proc = run("--input-format", "stats", cwd=systems, stdin=b"".join(segment_records[:5]))
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "bleustream: <stdin>:5: the input ends in the middle of a turn: 1 of 2 systems "
+        "have statistics for the last segment\n"
+    )
+
+
+def test_a_paired_test_over_statistics_of_one_system_is_a_usage_error(corpus: Corpus) -> None:
+    shard = corpus.directory / "one-system.stats"
+    shard.write_bytes(ok(run("-f", "stats", "-i", "whole.tsv", cwd=corpus.directory)).stdout)
+    proc = run("--input-format", "stats", "--paired-bs", shard, cwd=corpus.directory)
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr.decode().startswith(
+        "bleustream: a paired test needs at least two systems; these statistics are of one"
+    )
 
 
 # ----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from bleustream.argtypes import whole_number
 from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row
-from bleustream.ngrams import segment_row
+from bleustream.ngrams import RefNgrams, hyp_row, reference_ngrams
 from bleustream.stats import Stats
 from bleustream.tokenizers import (
     DEFAULT_TOKENIZER,
@@ -330,27 +330,28 @@ def _preprocess(settings: Settings) -> Callable[[str], list[str]]:
     return lambda text: tokenize(text.rstrip())
 
 
-def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], list[list[str]]]:
-    """References to their tokens: the costly part, shared by every system."""
-    prepare = _preprocess(settings)
-
-    def refs_tokens(refs: Sequence[str]) -> list[list[str]]:
-        if not refs:
-            raise ValueError("a segment needs at least one reference")
-        return [prepare(ref) for ref in refs]
-
-    return refs_tokens
-
-
-def count(settings: Settings) -> Callable[[str, list[list[str]]], Row]:
-    """A hypothesis against its tokenized references, to the segment's row."""
+def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
+    """References to their tokens' n-grams: the costly part, shared by every system."""
     prepare = _preprocess(settings)
     max_order = settings.max_order
 
-    def hyp_row(hyp: str, refs: list[list[str]]) -> Row:
-        return segment_row(prepare(hyp), refs, max_order)
+    def refs_ngrams(refs: Sequence[str]) -> RefNgrams:
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return reference_ngrams([prepare(ref) for ref in refs], max_order)
 
-    return hyp_row
+    return refs_ngrams
+
+
+def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
+    """A hypothesis against its prepared references, to the segment's row."""
+    prepare = _preprocess(settings)
+    max_order = settings.max_order
+
+    def row(hyp: str, refs: RefNgrams) -> Row:
+        return hyp_row(prepare(hyp), refs, max_order)
+
+    return row
 
 
 def score(row: Sequence[Any], settings: Settings) -> BleuScore:

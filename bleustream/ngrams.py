@@ -4,15 +4,21 @@ The hypothesis n-grams of each order are counted and every count is clipped
 at the highest count of that n-gram in any one reference.  The reference
 length is the closest to the hypothesis length, ties going to the shorter.
 
+Several references of a segment are prepared once (``reference_ngrams``),
+however many systems are scored against them, as SacreBLEU does: per order,
+the highest count of each n-gram in any reference.  A single reference's
+n-grams are made order by order as each hypothesis needs them.  An order in
+which no reference repeats an n-gram (most orders past unigrams) is matched
+without counting the hypothesis: its clipped count is the number of
+distinct hypothesis n-grams the references hold, one C-level set
+intersection.  Elsewhere the hypothesis n-grams are counted, and the
+smaller counts summed over the n-grams the two have in common.
+
 The hot loops run in C: the n-gram tuples come from ``zip``, they are
-counted by the C helper behind ``collections.Counter``, and clipping is
-``map(min, ...)`` over dict lookups, with no Python call per n-gram.
-Against one reference, an order whose reference n-grams are all distinct
-(as they mostly are past unigrams) needs no hypothesis counts at all: its
-clipped count is the number of distinct hypothesis n-grams the reference
-holds, one C-level set intersection.  An
-n-gram of order n matches only if its (n-1)-grams do, so once an order has
-no match the higher orders are not counted at all.
+counted by the C helper behind ``collections.Counter``, and sums run over
+``map``, with no Python call per n-gram.  An n-gram of order n matches only
+if its (n-1)-grams do, so once an order has no match the higher orders are
+not counted at all.
 """
 
 from __future__ import annotations
@@ -20,8 +26,7 @@ from __future__ import annotations
 import collections
 import operator
 from collections.abc import Iterable, Sequence
-from itertools import repeat
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 from bleustream.stats import Stats
 
@@ -40,7 +45,7 @@ def ngram_counts(columns: list[list[str]]) -> dict:
     itself, longer n-grams by a tuple.
     """
     counts: dict = {}
-    _count_into(counts, columns[0] if len(columns) == 1 else zip(*columns))
+    _count_into(counts, _grams(columns))
     return counts
 
 
@@ -53,25 +58,10 @@ def _grams(columns: list[list[str]]) -> Iterable:
     return columns[0] if len(columns) == 1 else zip(*columns)
 
 
-def _clipped_matches(
-    hyp_columns: list[list[str]], ref_columns: list[list[str]], ref_distinct: bool
-) -> int:
-    """The sum over n-grams of the smaller of the hypothesis and reference
-    counts, ``n = len(columns)``; ``-1 - sum`` when this order is the first
-    without a repeated reference n-gram (nor will any higher order have one:
-    distinct prefixes make distinct n-grams).
-
-    Where the reference repeats nothing, the sum is the number of distinct
-    hypothesis n-grams the reference holds, and the hypothesis is not
-    counted; where both repeat, it is taken over the common n-grams only,
-    as ``(sum a + sum b - sum |a - b|) / 2``.
-    """
-    if ref_distinct:
-        return len(set(_grams(ref_columns)).intersection(_grams(hyp_columns)))
-    ref_counts = ngram_counts(ref_columns)
-    if len(ref_counts) == len(ref_columns[-1]):
-        return -1 - len(ref_counts.keys() & _grams(hyp_columns))
-    hyp_counts = ngram_counts(hyp_columns)
+def _sum_of_smaller(hyp_counts: dict, ref_counts: dict) -> int:
+    """The sum, over the n-grams both hold, of the smaller count:
+    ``(sum a + sum b - sum |a - b|) / 2``, short-cut when either side's
+    common n-grams are all single."""
     common = hyp_counts.keys() & ref_counts.keys()
     size = len(common)
     hyp_common = list(map(hyp_counts.__getitem__, common))
@@ -85,53 +75,114 @@ def _clipped_matches(
     return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_common, ref_common)))) // 2
 
 
-def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
-    """The sufficient statistics of one tokenized segment (see ``segment_row``)."""
-    return Stats.from_row(segment_row(hyp, refs, max_order), 1)
+class RefNgrams(NamedTuple):
+    """A segment's references, prepared for any number of hypotheses.
 
-
-def segment_row(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> tuple[int, ...]:
-    """The sufficient statistics of one tokenized segment, as SacreBLEU's row
-    ``(hyp_len, ref_len, *matches, *totals)``.
-
-    ``refs`` holds at least one tokenized reference.  Each order's columns
-    extend the previous order's by one shifted slice.
+    Against several references, ``orders[n - 1]`` is ``(lookup, single)``
+    for order n: with ``single``, no reference repeats an n-gram of that
+    order and ``lookup`` is the set of them all; otherwise it maps each
+    n-gram to its highest count in one reference.  A single reference is
+    kept as its tokens (``orders`` is None): its n-grams are made as each
+    hypothesis asks for them, so that a hypothesis that matches nothing of
+    order n makes none of the reference's above it.
     """
+
+    lens: tuple[int, ...]
+    refs: Sequence[list[str]]
+    orders: tuple[tuple[Any, bool], ...] | None
+
+
+def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
+    """A segment's tokenized references, prepared for matching up to ``max_order``."""
+    if not refs:
+        raise ValueError("a segment needs at least one reference")
+    lens = tuple(map(len, refs))
+    if len(refs) == 1:
+        return RefNgrams(lens, refs, None)
+    refs_columns = [[ref] for ref in refs]
+    # Per reference: from this order on no n-gram repeats (distinct
+    # prefixes make distinct n-grams).
+    distinct = [False] * len(refs)
+    orders: list[tuple[Any, bool]] = []
+    for n in range(min(max_order, max(lens))):
+        sets: list[Any] = []
+        counted: list[dict] = []
+        for k, columns in enumerate(refs_columns):
+            if n:
+                columns.append(refs[k][n:])
+            size = lens[k] - n  # n-grams of order n + 1
+            if size <= 0:
+                continue
+            if distinct[k]:
+                sets.append(_grams(columns))
+                continue
+            counts = ngram_counts(columns)
+            if len(counts) == size:
+                distinct[k] = True
+                sets.append(counts)
+            else:
+                counted.append(counts)
+        if not counted:
+            orders.append((set().union(*sets), True))
+            continue
+        # SacreBLEU's union of the references' Counters: the highest count
+        merged = dict.fromkeys(set().union(*sets, *counted), 1)
+        for counts in counted:
+            for gram, count in counts.items():
+                if count > merged[gram]:
+                    merged[gram] = count
+        orders.append((merged, False))
+    return RefNgrams(lens, refs, tuple(orders))
+
+
+def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
+    """The sufficient statistics of one tokenized hypothesis against its
+    prepared references, as SacreBLEU's row ``(hyp_len, ref_len, *matches,
+    *totals)``."""
     hyp_len = len(hyp)
     matches = [0] * max_order
-    hyp_columns = [hyp]
-    if len(refs) == 1:
-        ref = refs[0]
+    columns = [hyp]
+    grams: Iterable = hyp
+    orders = refs.orders
+    if orders is None:
+        ref = refs.refs[0]
         ref_len = len(ref)
         ref_columns = [ref]
-        ref_distinct = False  # no n-gram of this order repeats in the reference
+        ref_grams: Iterable = ref
+        distinct = False  # the reference repeats no n-gram from this order on
         for n in range(min(max_order, hyp_len, ref_len)):
             if n:
-                hyp_columns.append(hyp[n:])
+                columns.append(hyp[n:])
                 ref_columns.append(ref[n:])
-            if ref_distinct:
-                matched = len(set(zip(*ref_columns)).intersection(zip(*hyp_columns)))
+                grams, ref_grams = zip(*columns), zip(*ref_columns)
+            if distinct:
+                matched = len(set(ref_grams).intersection(grams))
             else:
-                matched = _clipped_matches(hyp_columns, ref_columns, ref_distinct)
-                if matched < 0:  # the reference has no repeats from this order on
-                    ref_distinct = True
-                    matched = -matched - 1
+                ref_counts: dict = {}
+                _count_into(ref_counts, ref_grams)
+                if len(ref_counts) == ref_len - n:
+                    distinct = True
+                    matched = len(ref_counts.keys() & grams)
+                else:
+                    counts: dict = {}
+                    _count_into(counts, grams)
+                    matched = _sum_of_smaller(counts, ref_counts)
             if not matched:
                 break
             matches[n] = matched
     else:
-        ref_len = closest_ref_len(hyp_len, [len(ref) for ref in refs])
-        longest = max(len(ref) for ref in refs)
-        refs_columns = [[ref] for ref in refs]
-        for n in range(min(max_order, hyp_len, longest)):
+        ref_len = closest_ref_len(hyp_len, refs.lens)
+        for n in range(min(max_order, hyp_len, len(orders))):
             if n:
-                hyp_columns.append(hyp[n:])
-                for ref, columns in zip(refs, refs_columns):
-                    columns.append(ref[n:])
-            h = ngram_counts(hyp_columns)
-            gets = [ngram_counts(columns).get for columns in refs_columns]
-            clips = map(max, *[map(get, h, repeat(0)) for get in gets])
-            matched = sum(map(min, h.values(), clips))
+                columns.append(hyp[n:])
+                grams = zip(*columns)
+            lookup, single = orders[n]
+            if single:  # each n-gram a reference holds matches once
+                matched = len(lookup.intersection(grams))
+            else:
+                counts = {}
+                _count_into(counts, grams)
+                matched = _sum_of_smaller(counts, lookup)
             if not matched:
                 break
             matches[n] = matched
@@ -141,3 +192,13 @@ def segment_row(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> tu
         *matches,
         *[hyp_len - n if hyp_len > n else 0 for n in range(max_order)],
     )
+
+
+def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
+    """The sufficient statistics of one tokenized segment (see ``hyp_row``)."""
+    return Stats.from_row(segment_row(hyp, refs, max_order), 1)
+
+
+def segment_row(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> tuple[int, ...]:
+    """The row of one tokenized segment; ``refs`` holds at least one reference."""
+    return hyp_row(hyp, reference_ngrams(refs, max_order), max_order)

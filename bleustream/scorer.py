@@ -80,7 +80,18 @@ class Scorer:
         if not refs:
             raise ValueError("a segment needs at least one reference")
         prepared = [prepare(refs) for prepare in self._prepare]
-        return [tuple([count(hyp, p) for count, p in zip(self._count, prepared)]) for hyp in hyps]
+        if len(hyps) == 1:
+            return [tuple([count(hyps[0], p) for count, p in zip(self._count, prepared)])]
+        # Systems often agree on a segment: a hypothesis another system
+        # already gave is counted once (counting is a pure function).
+        done: dict[str, tuple[Row, ...]] = {}
+        out = []
+        for hyp in hyps:
+            rows = done.get(hyp)
+            if rows is None:
+                rows = done[hyp] = tuple([count(hyp, p) for count, p in zip(self._count, prepared)])
+            out.append(rows)
+        return out
 
     def accumulate(self, rows: Sequence[Sequence[Row]], segments: int = 1) -> None:
         """Adds rows (per system, per metric) covering ``segments`` segments."""

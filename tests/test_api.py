@@ -425,3 +425,20 @@ def test_api_numbers_are_the_command_lines(tmp_path: Path) -> None:
         assert record["name"] == ours.name
         assert entry["metric"] == name
         assert tuple(entry["stats"]) == ours.stats
+
+
+def test_systems_that_agree_on_a_segment_get_their_own_rows() -> None:
+    """A hypothesis two systems share is counted once; each system's rows are
+    still those of the hypothesis it gave, against SacreBLEU's statistics."""
+    from bleustream.scorer import Scorer
+
+    specs = tuple(bleustream.spec(m) for m in ("bleu", "chrf", "ter"))
+    hyps = ("the cat sat on the mat", "a cat on a mat", "the cat sat on the mat", "")
+    refs = ("the cat is on the mat", "there is a cat on the mat")
+    rows = Scorer(specs, len(hyps)).count(hyps, refs)
+    assert rows[0] == rows[2] != rows[1]
+    oracles = (BLEU(), CHRF(), TER())
+    for hyp, system_rows in zip(hyps, rows):
+        for ours, oracle in zip(system_rows, oracles):
+            theirs = oracle._extract_corpus_statistics([hyp], [[r] for r in refs])[0]
+            assert list(ours) == list(theirs)

@@ -36,6 +36,11 @@ runs per n-gram:
   smaller counts is taken over the common n-grams as
   ``(sum a + sum b - sum |a - b|) / 2``, skipped when either side's common
   n-grams are all single;
+* against several references, where the same hypothesis n-grams meet
+  each reference, the n-grams of order 2 and up of both sides are kept as
+  tagged sets (the k-th occurrence of a repeated n-gram tagged with k), so
+  that each clipped count is the size of one set intersection (see
+  ``_tagged``);
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there
@@ -53,12 +58,14 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import compress
 from typing import Any, Callable
 
 from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row
+from bleustream.ngrams import sum_of_smaller
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -225,11 +232,15 @@ def row_size(settings: Settings) -> int:
 # Counting
 # ----------------------------------------------------------------------------
 
-# One order of one reference: its n-grams, their total, and whether no n-gram
-# repeats.  The n-grams are a dict of counts, or a set once they are distinct.
+# One order of a single reference: its n-grams, their total, and whether no
+# n-gram repeats.  The n-grams are a dict of counts, or a set once they are
+# distinct.
 OrderGrams = tuple[Any, int, bool]
+# One order of one of several references: its n-grams and their total;
+# order 1 is a dict of counts, higher orders a tagged set (see ``_tagged``).
+TaggedGrams = tuple[Any, int]
 # One reference: its character orders, then its word orders.
-PreparedRef = tuple[tuple[OrderGrams, ...], tuple[OrderGrams, ...]]
+PreparedRef = tuple[tuple[Any, ...], tuple[Any, ...]]
 # Appends one item to each n-gram, making the n-grams of the next order:
 # strings for characters, nested pairs (("a", "b"), "c") for words (SacreBLEU
 # joins words with a space; words hold no white space, so both are
@@ -283,25 +294,82 @@ def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple
     return tuple(out)
 
 
+def _repeated(counts: dict) -> dict:
+    return {gram: count for gram, count in counts.items() if count > 1}
+
+
+def _tagged(grams: list[Any], prefixes: Any, repeated_prefixes: dict) -> tuple[set[Any], dict]:
+    """The n-grams as a set in which the k-th occurrence (k > 1) of a
+    repeated n-gram is ``(gram, k)``, and the repeated n-grams with their
+    counts.
+
+    Then the clipped match count of two multisets of n-grams, the sum over
+    n-grams of the smaller count, is the size of their tagged sets'
+    intersection, one C-level operation: occurrence k of an n-gram is in
+    both exactly when both hold it at least k times.  (A tag never equals an
+    n-gram of the same order: its second item is a number, an n-gram's a
+    character or a word.)
+
+    ``prefixes`` are the n-grams of the order below (``prefixes[i]`` begins
+    ``grams[i]``) and ``repeated_prefixes`` those that repeat: an n-gram
+    can repeat only where its prefix does, so only those places are
+    counted, few past the lowest orders.
+    """
+    tagged = set(grams)
+    if len(tagged) == len(grams):
+        return tagged, {}
+    candidates = compress(grams, map(repeated_prefixes.__contains__, prefixes))
+    counts: dict = {}
+    _count_into(counts, candidates)
+    repeated = _repeated(counts)
+    tagged.update([(gram, k) for gram, count in repeated.items() for k in range(2, count + 1)])
+    return tagged, repeated
+
+
+def _tagged_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[TaggedGrams, ...]:
+    """A reference's n-grams of orders 1..``orders``: order 1 counted, the
+    others tagged sets."""
+    out: list[TaggedGrams] = []
+    grams: Any = items
+    repeated: dict = {}
+    for n in range(1, orders + 1):
+        total = len(items) - n + 1
+        if total <= 0:
+            out.append(((), 0))
+        elif n == 1:
+            counts: dict = {}
+            _count_into(counts, items)
+            repeated = _repeated(counts)
+            out.append((counts, total))
+        else:
+            prefixes, grams = grams, list(extend(grams, items[n - 1 :]))
+            tagged, repeated = _tagged(grams, prefixes, repeated)
+            out.append((tagged, total))
+    return tuple(out)
+
+
 def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[PreparedRef, ...]]:
     """References to their n-grams (SacreBLEU's ``_extract_reference_info``)."""
     char_order, word_order = settings.char_order, settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
 
-    def prepare_one(ref: str) -> PreparedRef:
+    def prepare_one(ref: str, orders_of: Callable[..., tuple[Any, ...]]) -> PreparedRef:
         if lowercase:
             ref = ref.lower()
         chars = ref if whitespace else "".join(ref.split())
-        char_part = _prepared_orders(chars, _EXTEND_CHARS, char_order)
-        word_part: tuple[OrderGrams, ...] = ()
+        char_part = orders_of(chars, _EXTEND_CHARS, char_order)
+        word_part: tuple[Any, ...] = ()
         if word_order:
-            word_part = _prepared_orders(split_words(ref), _EXTEND_WORDS, word_order)
+            word_part = orders_of(split_words(ref), _EXTEND_WORDS, word_order)
         return char_part, word_part
 
     def prepare(refs: Sequence[str]) -> tuple[PreparedRef, ...]:
         if not refs:
             raise ValueError("a segment needs at least one reference")
-        return tuple(map(prepare_one, refs))
+        # One reference is matched once per hypothesis; several are matched
+        # against the same hypothesis n-grams, which tagged sets make cheap.
+        orders_of = _prepared_orders if len(refs) == 1 else _tagged_orders
+        return tuple(prepare_one(ref, orders_of) for ref in refs)
 
     return prepare
 
@@ -351,18 +419,7 @@ def _clipped_matches(hyp: _HypGrams, n: int, ref: Any, ref_distinct: bool) -> in
     counts = hyp.counts(n)
     if counts is None:
         return len(ref.keys() & hyp.grams(n))
-    common = counts.keys() & ref.keys()
-    size = len(common)
-    hyp_counts = list(map(counts.__getitem__, common))
-    hyp_sum = sum(hyp_counts)
-    if hyp_sum == size:  # no common n-gram repeats in the hypothesis
-        return size
-    ref_counts = list(map(ref.__getitem__, common))
-    ref_sum = sum(ref_counts)
-    if ref_sum == size:
-        return size
-    # min(a, b) = (a + b - |a - b|) / 2, summed
-    return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_counts, ref_counts)))) // 2
+    return sum_of_smaller(counts, ref)
 
 
 def _order_stats(
@@ -376,6 +433,57 @@ def _order_stats(
             hyp_total = 0
         if alive and hyp_total and ref_total:
             match = _clipped_matches(hyp, n, ref, ref_distinct)
+            alive = match > 0
+        else:
+            match = 0
+            alive = False
+        # SacreBLEU counts no hypothesis n-grams against a reference without any.
+        out += (hyp_total if ref_total else 0, ref_total, match)
+
+
+class _TaggedHypGrams:
+    """The n-grams of one hypothesis, made order by order as references ask,
+    once however many references there are: order 1 counted, the others
+    tagged sets (see ``_tagged``)."""
+
+    __slots__ = ("_extend", "_grams", "_items", "_repeated", "orders")
+
+    def __init__(self, items: Sequence[Any], extend: Extend) -> None:
+        self._items = items
+        self._extend = extend
+        self._grams: Any = items
+        self._repeated: dict = {}
+        self.orders: list[Any] = []
+
+    def order(self, n: int) -> Any:
+        orders = self.orders
+        while len(orders) < n:
+            made = len(orders)
+            if made:
+                prefixes = self._grams
+                self._grams = list(self._extend(prefixes, self._items[made:]))
+                tagged, self._repeated = _tagged(self._grams, prefixes, self._repeated)
+                orders.append(tagged)
+            else:
+                counts: dict = {}
+                _count_into(counts, self._items)
+                self._repeated = _repeated(counts)
+                orders.append(counts)
+        return orders[n - 1]
+
+
+def _tagged_order_stats(
+    out: list[int], hyp_len: int, hyp: _TaggedHypGrams, ref_orders: tuple[TaggedGrams, ...]
+) -> None:
+    """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``."""
+    alive = True  # may order n still match (did order n-1)?
+    for n, (ref, ref_total) in enumerate(ref_orders, 1):
+        hyp_total = hyp_len - n + 1
+        if hyp_total < 0:
+            hyp_total = 0
+        if alive and hyp_total and ref_total:
+            grams = hyp.order(n)
+            match = len(grams & ref) if n > 1 else sum_of_smaller(grams, ref)
             alive = match > 0
         else:
             match = 0
@@ -434,19 +542,22 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
         if lowercase:
             hyp = hyp.lower()
         chars = hyp if whitespace else "".join(hyp.split())
-        hyp_chars = _HypGrams(chars, _EXTEND_CHARS)
         words: list[str] = split_words(hyp) if word_order else []
-        hyp_words = _HypGrams(words, _EXTEND_WORDS)
-
+        if len(refs) == 1:
+            (ref_chars, ref_words), stats = refs[0], []
+            _order_stats(stats, len(chars), _HypGrams(chars, _EXTEND_CHARS), ref_chars)
+            if word_order:
+                _order_stats(stats, len(words), _HypGrams(words, _EXTEND_WORDS), ref_words)
+            return tuple(stats)
+        hyp_chars = _TaggedHypGrams(chars, _EXTEND_CHARS)
+        hyp_words = _TaggedHypGrams(words, _EXTEND_WORDS)
         best: list[int] = []
         best_f = -1.0
         for ref_chars, ref_words in refs:
-            stats: list[int] = []
-            _order_stats(stats, len(chars), hyp_chars, ref_chars)
+            stats = []
+            _tagged_order_stats(stats, len(chars), hyp_chars, ref_chars)
             if word_order:
-                _order_stats(stats, len(words), hyp_words, ref_words)
-            if len(refs) == 1:
-                return tuple(stats)
+                _tagged_order_stats(stats, len(words), hyp_words, ref_words)
             f = f_score(stats, order, beta, eps_smoothing)
             if f > best_f:
                 best_f = f

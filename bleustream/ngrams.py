@@ -58,7 +58,7 @@ def _grams(columns: list[list[str]]) -> Iterable:
     return columns[0] if len(columns) == 1 else zip(*columns)
 
 
-def _sum_of_smaller(hyp_counts: dict, ref_counts: dict) -> int:
+def sum_of_smaller(hyp_counts: dict, ref_counts: dict) -> int:
     """The sum, over the n-grams both hold, of the smaller count:
     ``(sum a + sum b - sum |a - b|) / 2``, short-cut when either side's
     common n-grams are all single."""
@@ -166,7 +166,7 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
                 else:
                     counts: dict = {}
                     _count_into(counts, grams)
-                    matched = _sum_of_smaller(counts, ref_counts)
+                    matched = sum_of_smaller(counts, ref_counts)
             if not matched:
                 break
             matches[n] = matched
@@ -182,7 +182,7 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
             else:
                 counts = {}
                 _count_into(counts, grams)
-                matched = _sum_of_smaller(counts, lookup)
+                matched = sum_of_smaller(counts, lookup)
             if not matched:
                 break
             matches[n] = matched

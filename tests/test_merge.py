@@ -15,9 +15,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import signal
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -47,21 +46,6 @@ SHARD_KINDS = {
     "sentence-level": ("-f", "stats", "-sl"),
     "sentence-level-every": ("-f", "stats", "-sl", "--every", str(EVERY)),
 }
-
-
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored() -> Iterator[None]:
-    """Writes to a child that has exited fail with EPIPE, as Python intends.
-
-    A module imported by another test module may have set SIGPIPE back to
-    its default (SacreBLEU's command-line module does): a write to a child
-    that had exited would then end the whole test run.
-    """
-    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGPIPE, previous)
 
 
 def _write_lines(path: Path, lines: Sequence[str]) -> Path:

@@ -47,21 +47,6 @@ TIMEOUT = 120  # seconds any one run may take, however loaded the machine
 _NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored() -> Iterator[None]:
-    """Writes to a child that has exited fail with EPIPE, as Python intends.
-
-    A module imported by another test module may have set SIGPIPE back to
-    its default (SacreBLEU's command-line module does): a write to a child
-    that had exited would then end the whole test run.
-    """
-    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGPIPE, previous)
-
-
 def _clean(text: str) -> str:
     return _NOT_IN_A_FIELD.sub(" ", text)
 

@@ -57,21 +57,6 @@ _PROGRESS = re.compile(
 )
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored() -> Iterator[None]:
-    """Writes to a child that has exited fail with EPIPE, as Python intends.
-
-    A module imported by another test module may have set SIGPIPE back to
-    its default (SacreBLEU's command-line module does): a write to a child
-    that had exited would then end the whole test run.
-    """
-    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGPIPE, previous)
-
-
 # ----------------------------------------------------------------------------
 # The Progress class, on a clock of its own
 # ----------------------------------------------------------------------------

@@ -64,7 +64,7 @@ from typing import Any, Callable
 from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row
+from bleustream.metric import Option, Row, option_values
 from bleustream.ngrams import sum_of_smaller
 
 NAME = "chrf"
@@ -200,10 +200,7 @@ SCORE_ONLY: frozenset[str] = frozenset()
 def settings_from(options: Mapping[str, Any]) -> Settings:
     """The chrF settings of resolved options, by dest (a missing or None value
     takes the option's default)."""
-    values = {}
-    for option in OPTIONS:
-        value = options.get(option.dest)
-        values[option.dest] = option.default if value is None else value
+    values = option_values(options, OPTIONS)
     if values["chrf_char_order"] + values["chrf_word_order"] == 0:
         raise UsageError("--chrf-char-order and --chrf-word-order cannot both be 0")
     try:

@@ -84,6 +84,16 @@ class Option:
         return self.field or self.dest
 
 
+def option_values(options: Mapping[str, Any], metric_options: Sequence[Option]) -> dict[str, Any]:
+    """The values of a metric's options in resolved ``options``, by dest; a
+    missing or None value takes the option's default."""
+    values = {}
+    for option in metric_options:
+        value = options.get(option.dest)
+        values[option.dest] = option.default if value is None else value
+    return values
+
+
 class Score(Protocol):
     score: float
     row: Row

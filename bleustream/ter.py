@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream import __version__
-from bleustream.metric import Option, Row
+from bleustream.metric import Option, Row, option_values
 from bleustream.ter_tokenizer import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.ter_tokenizer import tercom_tokenizer
 from bleustream.tercom import Reference, prepare_reference, translation_edit_rate
@@ -106,15 +106,12 @@ SCORE_ONLY: frozenset[str] = frozenset()
 def settings_from(options: Mapping[str, Any]) -> Settings:
     """The TER settings of resolved options, by dest (a missing or None value
     takes the option's default)."""
-    values = {}
-    for option in OPTIONS:
-        value = options.get(option.dest)
-        values[option.dest] = option.default if value is None else bool(value)
+    values = option_values(options, OPTIONS)
     return Settings(
-        normalized=values["ter_normalized"],
-        no_punct=values["ter_no_punct"],
-        asian_support=values["ter_asian_support"],
-        case_sensitive=values["ter_case_sensitive"],
+        normalized=bool(values["ter_normalized"]),
+        no_punct=bool(values["ter_no_punct"]),
+        asian_support=bool(values["ter_asian_support"]),
+        case_sensitive=bool(values["ter_case_sensitive"]),
     )
 
 

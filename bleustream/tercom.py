@@ -334,55 +334,22 @@ class _Pair:
     ) -> tuple[list[int], list[int], list[int]]:
         """The alignment of the banded DP's trace (``trace_to_alignment``),
         its choices made again from the costs, as the DP made them."""
-        ref_ids = self.ref.ids
-        i, j = self.n, self.m
-        align = [0] * j
-        hyp_err = [1] * i
-        ref_err = [1] * j
-        while i > 0 and j > 0:
+
+        def neighbours(i: int, j: int, value: int) -> tuple[int, int, int]:
             cur, prev = rows[i], rows[i - 1]
-            diag = _cost(prev, j - 1)
-            up = _cost(prev, j)
-            left = _cost(cur, j - 1)
-            w = words[i - 1]
-            match = ref_ids[j - 1] == w
-            best = diag if match else diag + 1
-            op = 0
-            if up + 1 < best:
-                best = up + 1
-                op = 1
-            if left + 1 < best:
-                op = 2
-            if op == 0:
-                j -= 1
-                i -= 1
-                align[j] = i
-                if match:
-                    hyp_err[i] = ref_err[j] = 0
-            elif op == 1:
-                i -= 1
-            else:
-                j -= 1
-                align[j] = i - 1
-        while j > 0:  # row 0: reference words before any hypothesis word
-            j -= 1
-            align[j] = -1
-        return align, hyp_err, ref_err
+            return _cost(prev, j - 1), _cost(prev, j), _cost(cur, j - 1)
+
+        return _trace(words, self.ref.ids, self.n, self.m, 0, neighbours)
 
     def exact_trace(
         self, words: list[int], steps: list[tuple[int, int, int, int]]
     ) -> tuple[list[int], list[int], list[int]]:
         """The same alignment, read off Myers' bit vectors (exact distances)."""
-        ref_ids = self.ref.ids
-        i, j = self.n, self.m
-        align = [0] * j
-        hyp_err = [1] * i
-        ref_err = [1] * j
-        value = self.distance_of(steps)  # D[i][j]
-        while i > 0 and j > 0:
+
+        def neighbours(i: int, j: int, value: int) -> tuple[int, int, int]:
+            # D[i-1][j-1], D[i-1][j], D[i][j-1] from value = D[i][j]
             vp, vn, hp, hn = steps[i]
             bit = 1 << (j - 1)
-            # D[i][j-1], D[i-1][j], D[i-1][j-1]
             left = value - (1 if vp & bit else -1 if vn & bit else 0)
             up = value - (1 if hp & bit else -1 if hn & bit else 0)
             if j > 1:
@@ -390,32 +357,54 @@ class _Pair:
                 diag = left - (1 if hp & bit else -1 if hn & bit else 0)
             else:
                 diag = left - 1  # D[i][0] - D[i-1][0] == 1
-            w = words[i - 1]
-            match = ref_ids[j - 1] == w
-            best = diag if match else diag + 1
-            op = 0
-            if up + 1 < best:
-                best = up + 1
-                op = 1
-            if left + 1 < best:
-                best = left + 1
-                op = 2
-            value = best - (1 if op else 0 if match else 1)
-            if op == 0:
-                j -= 1
-                i -= 1
-                align[j] = i
-                if match:
-                    hyp_err[i] = ref_err[j] = 0
-            elif op == 1:
-                i -= 1
-            else:
-                j -= 1
-                align[j] = i - 1
-        while j > 0:
+            return diag, up, left
+
+        return _trace(words, self.ref.ids, self.n, self.m, self.distance_of(steps), neighbours)
+
+
+def _trace(
+    words: list[int],
+    ref_ids: list[int],
+    i: int,
+    j: int,
+    value: int,
+    neighbours: Callable[[int, int, int], tuple[int, int, int]],
+) -> tuple[list[int], list[int], list[int]]:
+    """SacreBLEU's ``trace_to_alignment`` of a DP walked back from ``D[i][j]``
+    (``value``): ``neighbours(i, j, value)`` gives the costs of the cells
+    diagonally before it, above it and to its left.  Ties go to the
+    diagonal, then up, then left, as SacreBLEU's DP records them."""
+    align = [0] * j
+    hyp_err = [1] * i
+    ref_err = [1] * j
+    while i > 0 and j > 0:
+        diag, up, left = neighbours(i, j, value)
+        match = ref_ids[j - 1] == words[i - 1]
+        best = diag if match else diag + 1
+        op = 0
+        if up + 1 < best:
+            best = up + 1
+            op = 1
+        if left + 1 < best:
+            op = 2
+        if op == 0:
+            value = diag
             j -= 1
-            align[j] = -1
-        return align, hyp_err, ref_err
+            i -= 1
+            align[j] = i
+            if match:
+                hyp_err[i] = ref_err[j] = 0
+        elif op == 1:
+            value = up
+            i -= 1
+        else:
+            value = left
+            j -= 1
+            align[j] = i - 1
+    while j > 0:  # row 0: reference words before any hypothesis word
+        j -= 1
+        align[j] = -1
+    return align, hyp_err, ref_err
 
 
 def _shift_candidates(

@@ -408,34 +408,15 @@ class _HypGrams:
                 return None
         return counts
 
-
-def _clipped_matches(hyp: _HypGrams, n: int, ref: Any, ref_distinct: bool) -> int:
-    """The sum over n-grams of order ``n`` of the smaller of the two counts."""
-    if ref_distinct:  # each common n-gram matches once
-        return len(ref.intersection(hyp.grams(n)))
-    counts = hyp.counts(n)
-    if counts is None:
-        return len(ref.keys() & hyp.grams(n))
-    return sum_of_smaller(counts, ref)
-
-
-def _order_stats(
-    out: list[int], hyp_len: int, hyp: _HypGrams, ref_orders: tuple[OrderGrams, ...]
-) -> None:
-    """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``."""
-    alive = True  # may order n still match (did order n-1)?
-    for n, (ref, ref_total, ref_distinct) in enumerate(ref_orders, 1):
-        hyp_total = hyp_len - n + 1
-        if hyp_total < 0:
-            hyp_total = 0
-        if alive and hyp_total and ref_total:
-            match = _clipped_matches(hyp, n, ref, ref_distinct)
-            alive = match > 0
-        else:
-            match = 0
-            alive = False
-        # SacreBLEU counts no hypothesis n-grams against a reference without any.
-        out += (hyp_total if ref_total else 0, ref_total, match)
+    def clipped(self, n: int, ref_order: OrderGrams) -> int:
+        """The sum over n-grams of order ``n`` of the smaller of the two counts."""
+        ref, _, ref_distinct = ref_order
+        if ref_distinct:  # each common n-gram matches once
+            return len(ref.intersection(self.grams(n)))
+        counts = self.counts(n)
+        if counts is None:
+            return len(ref.keys() & self.grams(n))
+        return sum_of_smaller(counts, ref)
 
 
 class _TaggedHypGrams:
@@ -468,19 +449,28 @@ class _TaggedHypGrams:
                 orders.append(counts)
         return orders[n - 1]
 
+    def clipped(self, n: int, ref_order: TaggedGrams) -> int:
+        """The clipped match count of order ``n``: the size of the tagged sets'
+        intersection, or for order 1 the sum of the smaller counts."""
+        grams, ref = self.order(n), ref_order[0]
+        return len(grams & ref) if n > 1 else sum_of_smaller(grams, ref)
 
-def _tagged_order_stats(
-    out: list[int], hyp_len: int, hyp: _TaggedHypGrams, ref_orders: tuple[TaggedGrams, ...]
+
+def _order_stats(
+    out: list[int],
+    hyp_len: int,
+    hyp: _HypGrams | _TaggedHypGrams,
+    ref_orders: tuple[OrderGrams, ...] | tuple[TaggedGrams, ...],
 ) -> None:
     """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``."""
     alive = True  # may order n still match (did order n-1)?
-    for n, (ref, ref_total) in enumerate(ref_orders, 1):
+    for n, ref_order in enumerate(ref_orders, 1):
+        ref_total = ref_order[1]
         hyp_total = hyp_len - n + 1
         if hyp_total < 0:
             hyp_total = 0
         if alive and hyp_total and ref_total:
-            grams = hyp.order(n)
-            match = len(grams & ref) if n > 1 else sum_of_smaller(grams, ref)
+            match = hyp.clipped(n, ref_order)  # type: ignore[arg-type]
             alive = match > 0
         else:
             match = 0
@@ -552,9 +542,9 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
         best_f = -1.0
         for ref_chars, ref_words in refs:
             stats = []
-            _tagged_order_stats(stats, len(chars), hyp_chars, ref_chars)
+            _order_stats(stats, len(chars), hyp_chars, ref_chars)
             if word_order:
-                _tagged_order_stats(stats, len(words), hyp_words, ref_words)
+                _order_stats(stats, len(words), hyp_words, ref_words)
             f = f_score(stats, order, beta, eps_smoothing)
             if f > best_f:
                 best_f = f

@@ -498,16 +498,18 @@ def _test(options: dict[str, Any]) -> Test | None:
         seen.add(name)
     if test is not None:
         require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
-    systems = max(len(options["input"]), options["systems"])
-    if options["input_format"] == "stats" and len(options["input"]) < 2:
-        systems = 2  # known once the records are read: the run checks
-    if test is not None and test.paired and systems < 2:
+    # Statistics read back from one stream name their systems in the
+    # records: the run checks those once it has read them.
+    one_system = max(len(options["input"]), options["systems"]) < 2 and not (
+        options["input_format"] == "stats" and len(options["input"]) < 2
+    )
+    if test is not None and test.paired and one_system:
         raise UsageError(
             "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "
             "or paste input with --systems N"
         )
     if options["format"] == "latex":
-        if systems < 2:
+        if one_system:
             raise UsageError("-f latex writes a table of several systems; give at least two")
         if options["sentence_level"] or options["every"]:
             raise UsageError("-f latex writes the corpus table only: not with -sl or --every")

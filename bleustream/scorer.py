@@ -80,8 +80,6 @@ class Scorer:
         if not refs:
             raise ValueError("a segment needs at least one reference")
         prepared = [prepare(refs) for prepare in self._prepare]
-        if len(hyps) == 1:
-            return [tuple([count(hyps[0], p) for count, p in zip(self._count, prepared)])]
         # Systems often agree on a segment: a hypothesis another system
         # already gave is counted once (counting is a pure function).
         done: dict[str, tuple[Row, ...]] = {}

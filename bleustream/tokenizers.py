@@ -54,28 +54,41 @@ _HAS_DIGIT = re.compile(r"[0-9]").search
 _RULE2 = re.compile(r"([^0-9])([\.,])").sub
 _RULE3 = re.compile(r"([\.,])([^0-9])").sub
 _ADJACENT_PERIODS = re.compile(r"[.,][.,]").search
-# With no two periods or commas side by side nothing is consumed twice, and
-# rules 2 and 3 together separate a period or comma exactly when the
-# character before it or the one after it exists and is not a digit.
-_RULES23 = re.compile(r"([.,](?:(?<=[^0-9][.,])|(?=[^0-9])))").split
-# Rule 4: a dash preceded by a digit (the digit is never a dash, so no
-# match can consume another's character).
-_RULE4 = re.compile(r"(?<=[0-9])(-)").split
+# Rule 4: a dash preceded by a digit, written to start with the dash so
+# that the search skips ahead to each dash (the digit is never a dash, so
+# no match can consume another's character).
+_RULE4 = re.compile(r"(-)(?<=[0-9]-)").split
+# With no two periods or commas side by side nothing is consumed twice,
+# and the four rules collapse into one split even with digits on the line:
+# rule 1 puts spaces only next to non-digits and rules 2 and 3 only next
+# to a period or comma, so no rule changes what a later rule's digit test
+# sees.  A period or comma is then separated unless a digit stands on both
+# sides of it, and a dash when a digit precedes it.  (The pattern reads a
+# missing neighbour as a non-digit; 13a pads the line with spaces, but zh
+# does not, so a period, comma or dash at either end of the line takes the
+# rules one by one, as does an empty one.)
+_EDGES = ".,-"
+_ALL_RULES = re.compile(
+    f"([{re.escape(_RULE1_CHARS + '.,-')}]"
+    r"(?!(?<=[0-9][.,])[0-9])"  # not a period or comma between two digits
+    r"(?<![^0-9]-))"  # not a dash after a non-digit
+).split
 
 
 def _mteval_post(line: str) -> list[str]:
     """The language-dependent part of 13a, shared with ``zh``."""
     if not _HAS_DIGIT(line):
         return " ".join(_RULE1_NO_DIGIT(line)).split()
-    line = " ".join(_RULE1(line))
-    if "." in line or "," in line:
-        if _ADJACENT_PERIODS(line):
-            line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", line))
-        else:
-            line = " ".join(_RULES23(line))
-    if "-" in line:
-        line = " ".join(_RULE4(line))
-    return line.split()
+    if (
+        (("." in line or "," in line) and _ADJACENT_PERIODS(line))
+        or line[:1] in _EDGES
+        or line[-1:] in _EDGES
+    ):
+        line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", " ".join(_RULE1(line))))
+        if "-" in line:
+            line = " ".join(_RULE4(line))
+        return line.split()
+    return " ".join(_ALL_RULES(line)).split()
 
 
 def tokenize_13a(line: str) -> list[str]:

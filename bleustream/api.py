@@ -27,7 +27,7 @@ from bleustream.metrics import METRICS, Spec, default_options
 from bleustream.scorer import Scorer, Totals
 
 
-@dataclass(frozen=True)
+@dataclass
 class Score:
     """A score with its statistics and signature.
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import Any, Callable
 
 from bleustream import __version__
@@ -39,6 +41,7 @@ DEFAULT_MAX_ORDER = 4
 
 # SacreBLEU floors log(0) at this value instead of failing.
 _LOG_ZERO = -9999999999
+_HUNDREDS = repeat(100.0)
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass(frozen=True)
+@dataclass
 class BleuScore:
     """A BLEU score with the parts it is made of."""
 
@@ -110,49 +113,57 @@ def _log(x: float) -> float:
 def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
     """Corpus (or sentence) BLEU from summed statistics."""
     max_order = settings.max_order
-    if stats.max_order != max_order:
+    matches, totals = stats.matches, stats.totals
+    if len(totals) != max_order:
         raise ValueError(
-            f"statistics of max n-gram order {stats.max_order} scored with order {max_order}"
+            f"statistics of max n-gram order {len(totals)} scored with order {max_order}"
         )
     sys_len, ref_len = stats.hyp_len, stats.ref_len
-    method = settings.smooth_method
-    smooth_value = settings.effective_smooth_value
-
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
     ratio = sys_len / ref_len if ref_len else 0
+    method = settings.smooth_method
+
+    if 0 not in matches and 0 not in totals and method != "add-k":
+        # Every order matched: no smoothing applies and
+        # every order counts, effective or not.  SacreBLEU's arithmetic:
+        # 100 * correct / total, then the mean of the logs.
+        precisions = list(map(operator.truediv, map(operator.mul, _HUNDREDS, matches), totals))
+        score = bp * math.exp(sum(map(math.log, precisions)) / max_order)
+        return BleuScore(score, tuple(precisions), bp, ratio, stats)
+    if not any(matches):
+        return BleuScore(0.0, (0.0,) * max_order, bp, ratio, stats)
+
+    smooth_value = settings.effective_smooth_value
+    add_k = method == "add-k"
     precisions = [0.0] * max_order
-
-    if not any(stats.matches):
-        return BleuScore(0.0, tuple(precisions), bp, ratio, stats)
-
-    correct: list[float] = list(stats.matches)
-    total: list[float] = list(stats.totals)
     smooth_mteval = 1.0
     eff_order = max_order
-    for n in range(1, max_order + 1):
-        if method == "add-k" and n > 1:
+    for n in range(max_order):
+        correct: float = matches[n]
+        total: float = totals[n]
+        if add_k and n:
             assert smooth_value is not None
-            correct[n - 1] += smooth_value
-            total[n - 1] += smooth_value
-        if total[n - 1] == 0:
+            correct += smooth_value
+            total += smooth_value
+        if total == 0:
             break
         if settings.effective_order:
-            eff_order = n
-        if correct[n - 1] == 0:
+            eff_order = n + 1
+        if correct == 0:
             if method == "exp":
                 smooth_mteval *= 2
-                precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1])
+                precisions[n] = 100.0 / (smooth_mteval * total)
             elif method == "floor":
                 assert smooth_value is not None
-                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
+                precisions[n] = 100.0 * smooth_value / total
         else:
-            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+            precisions[n] = 100.0 * correct / total
 
     used = precisions[:eff_order]
-    # math.log where no precision is 0 (the common case, all in C); the same
-    # numbers as SacreBLEU's my_log either way.
+    # math.log where no precision is 0 (all in C); the same numbers as
+    # SacreBLEU's my_log either way.
     score = bp * math.exp(sum(map(_log if 0.0 in used else math.log, used)) / eff_order)
     return BleuScore(score, tuple(precisions), bp, ratio, stats)
 

@@ -119,7 +119,7 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass(frozen=True)
+@dataclass
 class ChrfScore:
     """A chrF score (a percentage) and the statistics it was computed from."""
 

@@ -43,7 +43,9 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   (numpy, for resampling), with SacreBLEU's float32 arithmetic.
 
 A score object has at least ``score`` (a float) and ``row`` (the statistics
-it was computed from).
+it was computed from).  Score objects are plain (not frozen) dataclasses:
+one is built per sentence score, and a frozen dataclass costs several times
+as much to build.
 """
 
 from __future__ import annotations

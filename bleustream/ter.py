@@ -44,7 +44,7 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass(frozen=True)
+@dataclass
 class TerScore:
     """A TER score (a percentage) and the statistics it was computed from.
 

@@ -422,7 +422,10 @@ def test_generated_stats_cover_the_edge_cases() -> None:
         assert any(s.hyp_len == 0 and s.ref_len > 0 for s in cases)
         assert any(s.ref_len == 0 and s.hyp_len > 0 for s in cases)
         assert any(not any(s.matches) and s.hyp_len > 0 for s in cases)
+        # every order matched (no smoothing applies) and some order not
+        assert any(0 not in s.matches for s in cases)
         if max_order > 1:
+            assert any(0 in s.matches and any(s.matches) for s in cases)
             assert any(s.totals[-1] == 0 and s.totals[0] > 0 for s in cases)
         assert any(s.hyp_len < s.ref_len for s in cases) and any(
             s.hyp_len > s.ref_len for s in cases

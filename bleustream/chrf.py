@@ -32,10 +32,10 @@ runs per n-gram:
   reference has no repeated n-gram: it is the number of distinct
   hypothesis n-grams the reference holds (``set.intersection``, C level),
   and likewise where only the reference repeats some; only where both
-  repeat are the hypothesis n-grams counted, and the sum of the
-  smaller counts is taken over the common n-grams as
-  ``(sum a + sum b - sum |a - b|) / 2``, skipped when either side's common
-  n-grams are all single;
+  repeat are the hypothesis n-grams counted, and then each common n-gram
+  matches once (one C-level intersection of the keys) and only the few
+  n-grams the reference repeats are looked at for more (see
+  ``ngrams.clipped_with_repeats``);
 * against several references, where the same hypothesis n-grams meet
   each reference, the n-grams of order 2 and up of both sides are kept as
   tagged sets (the k-th occurrence of a repeated n-gram tagged with k), so
@@ -65,7 +65,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row, option_values
-from bleustream.ngrams import sum_of_smaller
+from bleustream.ngrams import clipped_with_repeats
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -229,13 +229,15 @@ def row_size(settings: Settings) -> int:
 # Counting
 # ----------------------------------------------------------------------------
 
-# One order of a single reference: its n-grams, their total, and whether no
-# n-gram repeats.  The n-grams are a dict of counts, or a set once they are
-# distinct.
-OrderGrams = tuple[Any, int, bool]
-# One order of one of several references: its n-grams and their total;
-# order 1 is a dict of counts, higher orders a tagged set (see ``_tagged``).
-TaggedGrams = tuple[Any, int]
+# One order of a single reference: its n-grams, their total, and the
+# n-grams that repeat with their counts (empty when none does).  The n-grams
+# are a dict of counts, or a set once they are distinct.
+OrderGrams = tuple[Any, int, dict]
+# One order of one of several references: its n-grams, their total and (for
+# order 1) its repeated n-grams; order 1 is a dict of counts, higher orders
+# a tagged set (see ``_tagged``).
+TaggedGrams = tuple[Any, int, dict]
+_NONE_REPEATED: dict = {}  # shared, never changed
 # One reference: its character orders, then its word orders.
 PreparedRef = tuple[tuple[Any, ...], tuple[Any, ...]]
 # Appends one item to each n-gram, making the n-grams of the next order:
@@ -277,17 +279,20 @@ def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple
     for n in range(1, orders + 1):
         total = len(items) - n + 1
         if total <= 0:
-            out.append(((), 0, True))
+            out.append(((), 0, _NONE_REPEATED))
             continue
         if n > 1:
             grams = list(extend(grams, items[n - 1 :]))
         if distinct:
-            out.append((set(grams), total, True))
+            out.append((set(grams), total, _NONE_REPEATED))
             continue
         counts: dict = {}
         _count_into(counts, grams)
         distinct = len(counts) == total
-        out.append((set(counts) if distinct else counts, total, distinct))
+        if distinct:
+            out.append((set(counts), total, _NONE_REPEATED))
+        else:
+            out.append((counts, total, _repeated(counts)))
     return tuple(out)
 
 
@@ -332,16 +337,16 @@ def _tagged_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[T
     for n in range(1, orders + 1):
         total = len(items) - n + 1
         if total <= 0:
-            out.append(((), 0))
+            out.append(((), 0, _NONE_REPEATED))
         elif n == 1:
             counts: dict = {}
             _count_into(counts, items)
             repeated = _repeated(counts)
-            out.append((counts, total))
+            out.append((counts, total, repeated))
         else:
             prefixes, grams = grams, list(extend(grams, items[n - 1 :]))
             tagged, repeated = _tagged(grams, prefixes, repeated)
-            out.append((tagged, total))
+            out.append((tagged, total, _NONE_REPEATED))
     return tuple(out)
 
 
@@ -410,13 +415,13 @@ class _HypGrams:
 
     def clipped(self, n: int, ref_order: OrderGrams) -> int:
         """The sum over n-grams of order ``n`` of the smaller of the two counts."""
-        ref, _, ref_distinct = ref_order
-        if ref_distinct:  # each common n-gram matches once
+        ref, _, ref_repeated = ref_order
+        if not ref_repeated:  # each common n-gram matches once
             return len(ref.intersection(self.grams(n)))
         counts = self.counts(n)
         if counts is None:
             return len(ref.keys() & self.grams(n))
-        return sum_of_smaller(counts, ref)
+        return clipped_with_repeats(counts, ref, ref_repeated)
 
 
 class _TaggedHypGrams:
@@ -452,8 +457,8 @@ class _TaggedHypGrams:
     def clipped(self, n: int, ref_order: TaggedGrams) -> int:
         """The clipped match count of order ``n``: the size of the tagged sets'
         intersection, or for order 1 the sum of the smaller counts."""
-        grams, ref = self.order(n), ref_order[0]
-        return len(grams & ref) if n > 1 else sum_of_smaller(grams, ref)
+        grams, ref, ref_repeated = self.order(n), ref_order[0], ref_order[2]
+        return len(grams & ref) if n > 1 else clipped_with_repeats(grams, ref, ref_repeated)
 
 
 def _order_stats(

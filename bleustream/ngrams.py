@@ -75,6 +75,24 @@ def sum_of_smaller(hyp_counts: dict, ref_counts: dict) -> int:
     return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_common, ref_common)))) // 2
 
 
+def clipped_with_repeats(hyp_counts: dict, ref_counts: Any, ref_repeated: dict) -> int:
+    """The sum, over the n-grams both hold, of the smaller count, given the
+    reference's repeated n-grams (``ref_repeated``: each n-gram whose count
+    in ``ref_counts`` is above 1, with that count).
+
+    Each common n-gram matches once, one C-level intersection of the keys;
+    only an n-gram that both sides repeat can match more, up to the smaller
+    count, and the reference repeats few.  ``ref_counts`` only needs keys.
+    """
+    matched = len(hyp_counts.keys() & ref_counts.keys())
+    get = hyp_counts.get
+    for gram, ref_count in ref_repeated.items():
+        count = get(gram, 0)
+        if count > 1:
+            matched += (count if count < ref_count else ref_count) - 1
+    return matched
+
+
 class RefNgrams(NamedTuple):
     """A segment's references, prepared for any number of hypotheses.
 

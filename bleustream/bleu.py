@@ -126,9 +126,9 @@ def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuSco
     method = settings.smooth_method
 
     if 0 not in matches and 0 not in totals and method != "add-k":
-        # Every order matched: no smoothing applies and
-        # every order counts, effective or not.  SacreBLEU's arithmetic:
-        # 100 * correct / total, then the mean of the logs.
+        # Every order matched: no smoothing applies and every order counts,
+        # effective or not.  SacreBLEU's arithmetic: 100 * correct / total,
+        # then the mean of the logs.
         precisions = list(map(operator.truediv, map(operator.mul, _HUNDREDS, matches), totals))
         score = bp * math.exp(sum(map(math.log, precisions)) / max_order)
         return BleuScore(score, tuple(precisions), bp, ratio, stats)

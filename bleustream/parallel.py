@@ -232,6 +232,7 @@ class ParallelCounter:
             initargs=(specs, systems),
         )
         self._feeder: _Feeder | None = None
+        self._broken = False
 
     @property
     def reading(self) -> bool:
@@ -272,6 +273,7 @@ class ParallelCounter:
             with _no_sigpipe():
                 return _Slot(batch, self._executor.submit(_count_batch, work, self.summed))
         except BrokenProcessPool as exc:
+            self._broken = True
             raise _died(exc) from None
 
     def _results(self, slot: _Slot) -> Iterator[tuple[Any, Rows | InputError | Summed | None]]:
@@ -282,6 +284,7 @@ class ParallelCounter:
         try:
             result = slot.future.result()
         except BrokenProcessPool as exc:
+            self._broken = True
             raise _died(exc) from None
         if isinstance(result, Summed) and len(slot.items) == result.segments:
             yield slot.items[0], result
@@ -297,4 +300,9 @@ class ParallelCounter:
                 return
 
     def close(self) -> None:
-        self._executor.shutdown(wait=not self.reading, cancel_futures=True)
+        # After a worker died, the pool's manager thread closes its wake-up
+        # pipe while it winds down, and on Python 3.11 and older
+        # concurrent.futures' exit hook can write to that pipe as it closes
+        # (an EBADF traceback after the one line of the error): wait for the
+        # thread, which ends once it has shut the workers down.
+        self._executor.shutdown(wait=self._broken or not self.reading, cancel_futures=True)

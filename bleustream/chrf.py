@@ -65,7 +65,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row, option_values
-from bleustream.ngrams import clipped_with_repeats
+from bleustream.ngrams import clipped_with_repeats, repeated_counts
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -292,12 +292,8 @@ def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple
         if distinct:
             out.append((set(counts), total, _NONE_REPEATED))
         else:
-            out.append((counts, total, _repeated(counts)))
+            out.append((counts, total, repeated_counts(counts)))
     return tuple(out)
-
-
-def _repeated(counts: dict) -> dict:
-    return {gram: count for gram, count in counts.items() if count > 1}
 
 
 def _tagged(grams: list[Any], prefixes: Any, repeated_prefixes: dict) -> tuple[set[Any], dict]:
@@ -323,7 +319,7 @@ def _tagged(grams: list[Any], prefixes: Any, repeated_prefixes: dict) -> tuple[s
     candidates = compress(grams, map(repeated_prefixes.__contains__, prefixes))
     counts: dict = {}
     _count_into(counts, candidates)
-    repeated = _repeated(counts)
+    repeated = repeated_counts(counts)
     tagged.update([(gram, k) for gram, count in repeated.items() for k in range(2, count + 1)])
     return tagged, repeated
 
@@ -341,7 +337,7 @@ def _tagged_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[T
         elif n == 1:
             counts: dict = {}
             _count_into(counts, items)
-            repeated = _repeated(counts)
+            repeated = repeated_counts(counts)
             out.append((counts, total, repeated))
         else:
             prefixes, grams = grams, list(extend(grams, items[n - 1 :]))
@@ -450,7 +446,7 @@ class _TaggedHypGrams:
             else:
                 counts: dict = {}
                 _count_into(counts, self._items)
-                self._repeated = _repeated(counts)
+                self._repeated = repeated_counts(counts)
                 orders.append(counts)
         return orders[n - 1]
 

@@ -11,12 +11,13 @@ n-grams are made order by order as each hypothesis needs them.  An order in
 which no reference repeats an n-gram (most orders past unigrams) is matched
 without counting the hypothesis: its clipped count is the number of
 distinct hypothesis n-grams the references hold, one C-level set
-intersection.  Elsewhere the hypothesis n-grams are counted, and the
-smaller counts summed over the n-grams the two have in common.
+intersection.  Elsewhere the hypothesis n-grams are counted: each common
+n-gram matches once, and only the n-grams the references repeat are
+looked at for more (``clipped_with_repeats``, shared with chrF).
 
 The hot loops run in C: the n-gram tuples come from ``zip``, they are
-counted by the C helper behind ``collections.Counter``, and sums run over
-``map``, with no Python call per n-gram.  An n-gram of order n matches only
+counted by the C helper behind ``collections.Counter``, and the common
+n-grams are one set intersection, with no Python call per n-gram.  An n-gram of order n matches only
 if its (n-1)-grams do, so once an order has no match the higher orders are
 not counted at all.
 """
@@ -24,7 +25,6 @@ not counted at all.
 from __future__ import annotations
 
 import collections
-import operator
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple
 
@@ -58,21 +58,9 @@ def _grams(columns: list[list[str]]) -> Iterable:
     return columns[0] if len(columns) == 1 else zip(*columns)
 
 
-def sum_of_smaller(hyp_counts: dict, ref_counts: dict) -> int:
-    """The sum, over the n-grams both hold, of the smaller count:
-    ``(sum a + sum b - sum |a - b|) / 2``, short-cut when either side's
-    common n-grams are all single."""
-    common = hyp_counts.keys() & ref_counts.keys()
-    size = len(common)
-    hyp_common = list(map(hyp_counts.__getitem__, common))
-    hyp_sum = sum(hyp_common)
-    if hyp_sum == size:
-        return size
-    ref_common = list(map(ref_counts.__getitem__, common))
-    ref_sum = sum(ref_common)
-    if ref_sum == size:
-        return size
-    return (hyp_sum + ref_sum - sum(map(abs, map(operator.sub, hyp_common, ref_common)))) // 2
+def repeated_counts(counts: dict) -> dict:
+    """The n-grams counted more than once, with their counts."""
+    return {gram: count for gram, count in counts.items() if count > 1}
 
 
 def clipped_with_repeats(hyp_counts: dict, ref_counts: Any, ref_repeated: dict) -> int:
@@ -96,10 +84,11 @@ def clipped_with_repeats(hyp_counts: dict, ref_counts: Any, ref_repeated: dict) 
 class RefNgrams(NamedTuple):
     """A segment's references, prepared for any number of hypotheses.
 
-    Against several references, ``orders[n - 1]`` is ``(lookup, single)``
-    for order n: with ``single``, no reference repeats an n-gram of that
-    order and ``lookup`` is the set of them all; otherwise it maps each
-    n-gram to its highest count in one reference.  A single reference is
+    Against several references, ``orders[n - 1]`` is ``(lookup, repeated)``
+    for order n: when ``repeated`` is empty, no reference repeats an n-gram
+    of that order and ``lookup`` is the set of them all; otherwise it maps
+    each n-gram to its highest count in one reference, and ``repeated``
+    holds those above 1.  A single reference is
     kept as its tokens (``orders`` is None): its n-grams are made as each
     hypothesis asks for them, so that a hypothesis that matches nothing of
     order n makes none of the reference's above it.
@@ -107,7 +96,7 @@ class RefNgrams(NamedTuple):
 
     lens: tuple[int, ...]
     refs: Sequence[list[str]]
-    orders: tuple[tuple[Any, bool], ...] | None
+    orders: tuple[tuple[Any, dict], ...] | None
 
 
 def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
@@ -121,7 +110,7 @@ def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
     # Per reference: from this order on no n-gram repeats (distinct
     # prefixes make distinct n-grams).
     distinct = [False] * len(refs)
-    orders: list[tuple[Any, bool]] = []
+    orders: list[tuple[Any, dict]] = []
     for n in range(min(max_order, max(lens))):
         sets: list[Any] = []
         counted: list[dict] = []
@@ -141,7 +130,7 @@ def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
             else:
                 counted.append(counts)
         if not counted:
-            orders.append((set().union(*sets), True))
+            orders.append((set().union(*sets), {}))
             continue
         # SacreBLEU's union of the references' Counters: the highest count
         merged = dict.fromkeys(set().union(*sets, *counted), 1)
@@ -149,7 +138,7 @@ def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
             for gram, count in counts.items():
                 if count > merged[gram]:
                     merged[gram] = count
-        orders.append((merged, False))
+        orders.append((merged, repeated_counts(merged)))
     return RefNgrams(lens, refs, tuple(orders))
 
 
@@ -184,7 +173,7 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
                 else:
                     counts: dict = {}
                     _count_into(counts, grams)
-                    matched = sum_of_smaller(counts, ref_counts)
+                    matched = clipped_with_repeats(counts, ref_counts, repeated_counts(ref_counts))
             if not matched:
                 break
             matches[n] = matched
@@ -194,13 +183,13 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
             if n:
                 columns.append(hyp[n:])
                 grams = zip(*columns)
-            lookup, single = orders[n]
-            if single:  # each n-gram a reference holds matches once
+            lookup, repeated = orders[n]
+            if not repeated:  # each n-gram a reference holds matches once
                 matched = len(lookup.intersection(grams))
             else:
                 counts = {}
                 _count_into(counts, grams)
-                matched = sum_of_smaller(counts, lookup)
+                matched = clipped_with_repeats(counts, lookup, repeated)
             if not matched:
                 break
             matches[n] = matched

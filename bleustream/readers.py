@@ -129,6 +129,11 @@ class LineSource:
         self._on_bad(InputError(message, self.name, self.line))
         return None
 
+    @property
+    def stream(self) -> BinaryIO:
+        """The binary stream read (a ``GzipFile`` for a ``.gz`` file)."""
+        return self._stream
+
     def close(self) -> None:
         self._stream.close()
 
@@ -166,15 +171,15 @@ def open_source(
 
 
 def paste_segments(
-    source: LineSource, on_bad: Callable[[InputError], None] | None = None
+    source: LineSource, on_bad: Callable[[InputError], None] | None = None, nfields: int = 0
 ) -> Iterator[Segment]:
     """Segments from ``hyp<TAB>ref1[<TAB>ref2...]`` lines.
 
     The first good line fixes the number of fields; a line with another
-    number is bad.
+    number is bad.  ``nfields``: the number fixed by an earlier line, for a
+    source that starts inside a file.
     """
     on_bad = on_bad or BadLinePolicy()
-    nfields = 0
     for text in source:
         if text is None:
             continue

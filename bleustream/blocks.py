@@ -1,0 +1,215 @@
+"""Regular files read in blocks of lines, at byte offsets.
+
+When every input is a regular, uncompressed file, worker processes can
+read the text themselves: the parent only finds where each block of lines
+starts and ends in every file, counting ``\\n`` bytes in large reads and
+decoding nothing, and a worker opens the files and reads its block's
+ranges.  Lines end at ``\\n`` only, as ``bleustream.readers`` reads them,
+and a last line without one is a line.
+
+Block k holds lines ``k * lines + 1`` to ``(k + 1) * lines`` of every file,
+``lines`` being ``BLOCK_LINES``.  A file with fewer lines has a shorter
+range, or an empty one, in the blocks past its end: files of different
+lengths are found where a process reading them in lockstep finds them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from bleustream.errors import ReadError
+
+BLOCK_LINES = 1024  # lines of every file in a block
+READ_SIZE = 1 << 20  # bytes read at a time
+
+Identity = tuple[int, int]  # a file's device and inode numbers
+
+
+@dataclass(frozen=True)
+class Span:
+    """Bytes ``start`` to ``end`` of a file: whole lines."""
+
+    path: str
+    identity: Identity
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """The same lines of several files, a span of each, in the order of the files."""
+
+    before: int  # lines of every file before the block's first
+    spans: tuple[Span, ...]
+
+
+def identity_of(path: str, stream: BinaryIO) -> Identity | None:
+    """The identity of the regular file that ``stream``, opened as ``path``, reads
+    from its start; None for anything else.
+
+    Anything else is: standard input, a pipe or a device, a ``.gz`` file
+    (read decompressed), a stream already read from, and a name under
+    /dev or /proc, which would name another file in another process
+    (``/dev/stdin`` names each process's own standard input).
+    """
+    if path == "-" or path.startswith(("/dev/", "/proc/")) or isinstance(stream, gzip.GzipFile):
+        return None
+    try:
+        at_start = stream.tell() == 0
+    except (OSError, ValueError):
+        return None
+    return _identity(stream) if at_start else None
+
+
+def _identity(stream: BinaryIO | io.FileIO) -> Identity | None:
+    """The identity of the regular file open as ``stream``, else None."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+class _LineEnds:
+    """The offsets where lines start in a binary stream read forward."""
+
+    def __init__(self, name: str, stream: BinaryIO) -> None:
+        self._name = name
+        self._stream = stream
+        self._buffer = b""
+        self._base = 0  # the offset of the buffer's first byte
+        self._newlines = 0  # in the buffer, after ``offset``
+        self.offset = 0  # the offset of the next line's start
+        self.lines = 0  # lines passed
+
+    def skip(self, lines: int) -> int:
+        """Moves ``offset`` past up to ``lines`` lines; returns how many it
+        passed, fewer only at the end of the stream."""
+        wanted = self.lines + lines
+        while self.lines < wanted:
+            buffer, pos = self._buffer, self.offset - self._base
+            more = wanted - self.lines
+            if self._newlines >= more:
+                self.offset = self._base + _past_newlines(buffer, pos, more, self._newlines)
+                self._newlines -= more
+                self.lines = wanted
+                break
+            if self._newlines:
+                pos = buffer.rindex(b"\n") + 1
+                self.offset = self._base + pos
+                self.lines += self._newlines
+                self._newlines = 0
+            data = self._read()
+            if not data:
+                if pos < len(buffer):  # a last line without a newline
+                    self.offset = self._base + len(buffer)
+                    self.lines += 1
+                break
+            self._buffer = buffer[pos:] + data
+            self._base += pos
+            self._newlines = data.count(b"\n")
+        return lines - (wanted - self.lines)
+
+    def _read(self) -> bytes:
+        try:
+            return self._stream.read(READ_SIZE)
+        except OSError as exc:
+            raise ReadError(
+                f"read error: {exc.strerror or exc}", self._name, self.lines + 1
+            ) from None
+
+
+def _past_newlines(buffer: bytes, pos: int, count: int, newlines: int) -> int:
+    """The offset just past the ``count``-th newline after ``pos``, of the
+    ``newlines`` there are (at least ``count``).
+
+    It starts from a guess at the mean line length, and goes newline by
+    newline from there: a few steps, instead of ``count``.
+    """
+    end = pos + (len(buffer) - pos) * count // newlines
+    found = buffer.count(b"\n", pos, end)
+    if found < count:
+        for _ in range(count - found):
+            end = buffer.index(b"\n", end) + 1
+        return end
+    for _ in range(found - count):
+        end = buffer.rindex(b"\n", pos, end)
+    return buffer.rindex(b"\n", pos, end) + 1
+
+
+def line_blocks(
+    paths: Sequence[str],
+    identities: Sequence[Identity],
+    streams: Sequence[BinaryIO],
+    lines: int | None = None,
+) -> Iterator[Block]:
+    """Blocks of ``lines`` (default ``BLOCK_LINES``) lines of files read from
+    their start, until every one has ended.
+
+    ``streams`` are the files open at their start; they are read forward,
+    and only the offsets are kept.
+    """
+    lines = lines or BLOCK_LINES
+    ends = [_LineEnds(path, stream) for path, stream in zip(paths, streams)]
+    before = 0
+    while True:
+        starts = [end.offset for end in ends]
+        if not any([end.skip(lines) for end in ends]):
+            return
+        spans = zip(paths, identities, starts, ends)
+        yield Block(before, tuple(Span(p, i, s, end.offset) for p, i, s, end in spans))
+        before += lines
+
+
+class _SpanBytes(io.RawIOBase):
+    """The bytes of a span, read from a file opened at its start."""
+
+    def __init__(self, raw: io.FileIO, size: int) -> None:
+        super().__init__()
+        self._raw = raw
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        size = min(len(buffer), self._left)
+        if size <= 0:
+            return 0
+        with memoryview(buffer) as view:
+            got = self._raw.readinto(view[:size]) or 0
+        self._left -= got
+        return got
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def open_span(span: Span) -> BinaryIO:
+    """A stream of a span's bytes, from its file opened again.
+
+    A path that now names another file than the one the span was found in
+    (the file was replaced meanwhile) is a ``ReadError``.
+    """
+    try:
+        raw = open(span.path, "rb", buffering=0)  # noqa: SIM115 - closed with the stream
+    except OSError as exc:
+        raise ReadError(f"cannot open again: {exc.strerror or exc}", span.path) from None
+    try:
+        if _identity(raw) != span.identity:
+            raise ReadError("the file was replaced while it was being read", span.path)
+        raw.seek(span.start)
+    except OSError as exc:
+        raw.close()
+        raise ReadError(f"read error: {exc.strerror or exc}", span.path) from None
+    except BaseException:
+        raw.close()
+        raise
+    return io.BufferedReader(_SpanBytes(raw, span.end - span.start), 1 << 16)  # type: ignore[return-value]

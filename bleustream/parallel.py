@@ -7,6 +7,11 @@ run does, batches of segments go to a pool of worker processes, and their
 rows come back and are yielded in input order, so that every record, and
 every error with its location, is what one process writes.
 
+When a run needs only sums and its inputs are regular files, the workers
+read the text themselves: ``ParallelCounter.mapped`` sends them blocks of
+lines (``bleustream.blocks``), and what each block adds up to comes back,
+in input order.
+
 Liveness: a batch is sent when it is full or when the input has paused for
 a moment (``LINGER`` seconds), and finished batches are yielded as soon as
 they are done, so a record still follows the line that completes it by
@@ -26,9 +31,9 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
 
-from bleustream.errors import InputError, WorkerError
+from bleustream.errors import BleustreamError, InputError, WorkerError
 from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.scorer import Scorer
@@ -39,6 +44,8 @@ IN_FLIGHT = 3  # batches per worker sent ahead
 READ_AHEAD = 2  # batches read ahead of those sent
 
 Rows = Sequence[Sequence[Row]]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def available_cores() -> int:
@@ -78,9 +85,17 @@ class Summed(NamedTuple):
 
     parts: list[list[tuple[str, Any]]]
     segments: int
+    nrefs: int  # references of the first segment
 
 
-def _sum_batch(rows: list[Rows], systems: int) -> Summed:
+def worker_scorer() -> Scorer:
+    """The scorer of this worker process (for work sent with ``ParallelCounter.mapped``)."""
+    assert _worker_scorer is not None, "not in a worker process"
+    return _worker_scorer
+
+
+def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
+    """The ``Summed`` of some segments' rows (at least one segment)."""
     parts: list[list[tuple[str, Any]]] = []
     for system in range(systems):
         per_metric: list[tuple[str, Any]] = []
@@ -91,7 +106,7 @@ def _sum_batch(rows: list[Rows], systems: int) -> Summed:
             else:
                 per_metric.append(("sum", tuple(map(sum, zip(*column)))))
         parts.append(per_metric)
-    return Summed(parts, len(rows))
+    return Summed(parts, len(rows), nrefs)
 
 
 def _count_batch(
@@ -103,8 +118,7 @@ def _count_batch(
     its place, so that the parent reports it at that segment, after the
     records of the ones before it, as one process would.
     """
-    scorer = _worker_scorer
-    assert scorer is not None
+    scorer = worker_scorer()
     out: list[Rows | InputError] = []
     for hyps, refs in batch:
         try:
@@ -113,7 +127,7 @@ def _count_batch(
             out.append(exc)
             break
     if summed and out and not isinstance(out[-1], InputError):
-        return _sum_batch(out, scorer.systems)  # type: ignore[arg-type]
+        return sum_rows(out, scorer.systems, len(batch[0][1]))  # type: ignore[arg-type]
     return out
 
 
@@ -265,13 +279,49 @@ class ParallelCounter:
         if feeder.error is not None:
             raise feeder.error
 
+    def mapped(self, function: Callable[[T], R], tasks: Iterator[T]) -> Iterator[tuple[T, R]]:
+        """Each task with ``function`` of it, run on the workers, in the order of the tasks.
+
+        ``function`` is a module's function (it is sent by name); in the
+        worker, ``worker_scorer()`` is the scorer.  Up to ``IN_FLIGHT`` tasks
+        per worker are sent ahead.  An error taking the next task is raised
+        after the results of the tasks before it.
+        """
+        pending: deque[tuple[T, Future[R]]] = deque()
+        limit = IN_FLIGHT * self.jobs
+        while True:
+            try:
+                task = next(tasks, None)
+            except BleustreamError:
+                for sent, future in pending:
+                    yield sent, self._result(future)
+                raise
+            if task is None:
+                break
+            if len(pending) >= limit:
+                sent, future = pending.popleft()
+                yield sent, self._result(future)
+            pending.append((task, self._send(function, task)))
+        for sent, future in pending:
+            yield sent, self._result(future)
+
     def _submit(self, batch: list[Any]) -> _Slot:
         work = [(item.hyps, item.refs) for item in batch if item.rows is None]
         if not work:
             return _Slot(batch, None)
+        return _Slot(batch, self._send(_count_batch, work, self.summed))
+
+    def _send(self, function: Callable[..., R], *args: Any) -> Future[R]:
         try:
             with _no_sigpipe():
-                return _Slot(batch, self._executor.submit(_count_batch, work, self.summed))
+                return self._executor.submit(function, *args)
+        except BrokenProcessPool as exc:
+            self._broken = True
+            raise _died(exc) from None
+
+    def _result(self, future: Future[R]) -> R:
+        try:
+            return future.result()
         except BrokenProcessPool as exc:
             self._broken = True
             raise _died(exc) from None
@@ -281,11 +331,7 @@ class ParallelCounter:
             for item in slot.items:
                 yield item, None
             return
-        try:
-            result = slot.future.result()
-        except BrokenProcessPool as exc:
-            self._broken = True
-            raise _died(exc) from None
+        result = self._result(slot.future)
         if isinstance(result, Summed) and len(slot.items) == result.segments:
             yield slot.items[0], result
             return

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, NamedTuple, TextIO
 
+from bleustream.blocks import Block, identity_of, line_blocks, open_span
 from bleustream.errors import (
     EXIT_DATAERR,
     EXIT_OK,
@@ -36,7 +37,7 @@ from bleustream.logs import LOG_FORMATS, check_usage, log_segments
 from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.pairing import PairedSegments
-from bleustream.parallel import ParallelCounter, Summed
+from bleustream.parallel import ParallelCounter, Summed, sum_rows, worker_scorer
 from bleustream.progress import Progress, file_extent
 from bleustream.readers import (
     STDIN_NAME,
@@ -172,13 +173,23 @@ def text_items(
             options.input_format, hyps[0], ref_sources, policy, options.fairseq_hyp, keyed
         )
         return segments, sources
-    if not refs:
+    return _plain_segments(options, sources, policy), sources
+
+
+def _plain_segments(
+    options: RunOptions, sources: Sequence[LineSource], policy: BadLinePolicy, nfields: int = 0
+) -> Iterator[Segment]:
+    """Segments of paste input, or of REF files read in lockstep (``nfields``:
+    see ``paste_segments``)."""
+    nsys = len(options.inputs)
+    if not options.refs:
         if nsys > 1:
             raise UsageError("several -i files need REF files; paste input takes --systems N")
-        return paste_segments(hyps[0], policy), sources
+        return paste_segments(sources[0], policy, nfields)
     if options.systems > 1:
         raise UsageError("--systems N is for paste input; with REF files give -i FILE per system")
-    return lockstep_segments(hyps[0], ref_sources, options.num_refs, policy), sources
+    refs = list(sources[nsys : nsys + len(options.refs)])
+    return lockstep_segments(sources[0], refs, options.num_refs, policy)
 
 
 def _items_of_segments(
@@ -247,6 +258,130 @@ def _other_systems(
                 source.name,
                 source.line,
             )
+
+
+# ----------------------------------------------------------------------------
+# Blocks of regular files, read by the workers
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _BlockTask:
+    """A block of the input files, for a worker to read, pair and score to sums."""
+
+    options: RunOptions
+    block: Block
+    nfields: int  # paste input: the number of fields an earlier line fixed, else 0
+
+
+class _BlockDone(NamedTuple):
+    """What a worker made of a block: the sums of its segments (None: none),
+    the bad lines it skipped, in order, and the error that ended it."""
+
+    summed: Summed | None
+    skipped: list[InputError]
+    error: BleustreamError | None
+
+
+class _KeptBadLines(BadLinePolicy):
+    """A worker's policy: a bad line is raised, or kept for the parent to report."""
+
+    def __init__(self, skip: bool) -> None:
+        super().__init__(skip)
+        self.kept: list[InputError] = []
+
+    def __call__(self, error: InputError) -> None:
+        super().__call__(error)
+        self.kept.append(error)
+
+
+def _block_tasks(options: RunOptions, sources: Sequence[LineSource]) -> Iterator[_BlockTask] | None:
+    """Blocks of the input for the workers to read themselves, when they can; else None.
+
+    They can when every input is a regular, uncompressed file (see
+    ``identity_of``) of plain lines: paste input, or REF files, not a log.
+    With ``--skip-bad-lines``, several systems' files are not read in
+    blocks: a skipped line leaves the other systems' files behind until the
+    next segment, which may be in another block.
+    """
+    if options.input_format in LOG_FORMATS or (options.skip_bad_lines and len(options.inputs) > 1):
+        return None
+    paths = [*options.inputs, *options.refs]
+    found = [identity_of(path, source.stream) for path, source in zip(paths, sources)]
+    identities = [identity for identity in found if identity is not None]
+    if len(identities) != len(sources):
+        return None
+    nfields, line = (0, 0) if options.refs else _paste_fields(options)
+    return (
+        _BlockTask(options, block, nfields if block.before >= line else 0)
+        for block in line_blocks(paths, identities, [source.stream for source in sources])
+    )
+
+
+def _paste_fields(options: RunOptions) -> tuple[int, int]:
+    """Paste input: the number of fields of its first good line, which every
+    later line must have, and that line's number ((0, 0) when none is).
+
+    It is read quietly: the workers report the bad lines before it.
+    Without ``--skip-bad-lines`` it is line 1, or line 1 is an error.
+    """
+    policy = BadLinePolicy(options.skip_bad_lines)
+    (source,) = _open_all([options.input], None, options, policy)
+    try:
+        first = next(paste_segments(source, policy), None)
+    except BleustreamError:
+        first = None
+    finally:
+        source.close()
+    return (0, 0) if first is None else (len(first.refs) + 1, first.line)
+
+
+def _count_block(task: _BlockTask) -> _BlockDone:
+    """Reads, pairs and scores a block of the input files, in a worker process.
+
+    The block's lines go through the readers and pairing of one process,
+    numbered as in the whole files, so that every message is one
+    process's.
+    """
+    options = task.options
+    scorer = worker_scorer()
+    policy = _KeptBadLines(options.skip_bad_lines)
+    encoding = check_encoding(options.encoding)
+    sources: list[LineSource] = []
+    rows: list[Rows] = []
+    nrefs = 0
+    error: BleustreamError | None = None
+    try:
+        for span in task.block.spans:
+            stream = open_span(span)
+            source = LineSource(span.path, stream, encoding, options.encoding_errors, policy)
+            source.line = task.block.before
+            sources.append(source)
+        segments = _plain_segments(options, sources, policy, task.nfields)
+        for item in _items_of_segments(segments, options, sources, policy):
+            nrefs = nrefs or len(item.refs)
+            rows.append(_count(scorer, item, options))
+    except BleustreamError as exc:
+        error = exc
+    finally:
+        for source in sources:
+            source.close()
+    summed = sum_rows(rows, scorer.systems, nrefs) if rows else None
+    return _BlockDone(summed, policy.kept, error)
+
+
+def _summed_blocks(
+    counter: ParallelCounter, tasks: Iterator[_BlockTask], policy: BadLinePolicy
+) -> Iterator[tuple[_BlockTask, Summed]]:
+    """Each block with its sums, in order: its skipped lines are reported
+    first, and the error that ended it raised."""
+    for task, done in counter.mapped(_count_block, tasks):
+        for bad in done.skipped:
+            policy(bad)
+        if done.error is not None:
+            raise done.error
+        if done.summed is not None:
+            yield task, done.summed
 
 
 def stats_items(
@@ -423,7 +558,11 @@ def run(
         if options.jobs > 1 and not reading_stats:
             summed = not (options.sentence_level or every or store is not None)
             counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
-            pairs = counter.scored(items)
+            blocks = _block_tasks(options, sources) if summed else None
+            if blocks is None:
+                pairs = counter.scored(items)
+            else:  # the workers read the files: an item here is a block
+                pairs = _summed_blocks(counter, blocks, policy)
         else:
             pairs = ((item, None) for item in items)
         for item, counted in pairs:
@@ -431,7 +570,7 @@ def run(
                 raise InputError(counted.message, input_name(options), item.line)
             if isinstance(counted, Summed):
                 if state.nrefs is None:
-                    state.nrefs = len(item.refs)
+                    state.nrefs = counted.nrefs
                     ctx = context()
                 scorer.accumulate_parts(counted.parts, counted.segments)
                 if progress is not None and progress.due():

@@ -71,7 +71,7 @@ if __name__ == "__main__":
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("blocks")
-    hyps, streams = Adversary(2222).corpus(SEGMENTS, 2)
+    hyps, streams = Adversary(2222).corpus(SEGMENTS, 3)
     hyps = [_clean(h) for h in hyps]
     refs = [[_clean(r) for r in stream] for stream in streams]
     other = [" ".join(reversed(r.split(" "))) for r in refs[0]]
@@ -79,10 +79,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write_lines(directory / "other", other)
     _write_lines(directory / "ref.1", refs[0])
     _write_lines(directory / "ref.2", refs[1])
-    _write_lines(directory / "paste", ["\t".join(f) for f in zip(hyps, *refs)])
-    _write_lines(directory / "systems", ["\t".join(f) for f in zip(hyps, other, *refs)])
+    _write_lines(directory / "ref.3", refs[2])
+    _write_lines(directory / "paste", ["\t".join(f) for f in zip(hyps, *refs[:2])])
+    _write_lines(directory / "systems", ["\t".join(f) for f in zip(hyps, other, *refs[:2])])
     # --num-refs 2: two references a line, the second one never empty.
-    _write_lines(directory / "nr2", [f"{a}\t{b.strip() or 'b'}" for a, b in zip(*refs)])
+    _write_lines(directory / "nr2", [f"{a}\t{b.strip() or 'b'}" for a, b in zip(*refs[:2])])
     (directory / "wrapper.py").write_text(WRAPPER, encoding="utf-8")
     # CRLF line ends, and a last line without any.
     data = (directory / "hyp").read_bytes().replace(b"\n", b"\r\n")
@@ -257,10 +258,11 @@ def test_which_runs_read_in_blocks(
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "tsv", "stats"])
-def test_every_format_with_two_references(corpus: Path, fmt: str) -> None:
-    """TER's statistics hold floats: their sum must round as one process's."""
-    one = same_as_one_job(corpus, "ref.1", "ref.2", "-i", "hyp", "-m", "bleu", "chrf", "ter",
-                          "-f", fmt)  # fmt: skip
+def test_every_format_with_three_references(corpus: Path, fmt: str) -> None:
+    """TER's statistics hold a float, the mean length of a segment's three
+    references: its sum must round as one process's."""
+    one = same_as_one_job(corpus, "ref.1", "ref.2", "ref.3", "-i", "hyp", "-m", "bleu", "chrf",
+                          "ter", "-f", fmt)  # fmt: skip
     assert one.returncode == 0
     assert one.stdout
 

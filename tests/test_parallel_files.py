@@ -74,6 +74,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hyps, streams = Adversary(2222).corpus(SEGMENTS, 3)
     hyps = [_clean(h) for h in hyps]
     refs = [[_clean(r) for r in stream] for stream in streams]
+    # The last lines are not empty, so that cutting off the last newline
+    # keeps every line.
+    hyps[-1] += "last"
+    for stream in refs:
+        stream[-1] += "last"
     other = [" ".join(reversed(r.split(" "))) for r in refs[0]]
     _write_lines(directory / "hyp", hyps)
     _write_lines(directory / "other", other)
@@ -85,10 +90,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # --num-refs 2: two references a line, the second one never empty.
     _write_lines(directory / "nr2", [f"{a}\t{b.strip() or 'b'}" for a, b in zip(*refs[:2])])
     (directory / "wrapper.py").write_text(WRAPPER, encoding="utf-8")
-    # CRLF line ends, and a last line without any.
+    # CRLF line ends, a last line without any, and a byte-order mark (text,
+    # as SacreBLEU reads it).
     data = (directory / "hyp").read_bytes().replace(b"\n", b"\r\n")
     (directory / "hyp.crlf").write_bytes(data[:-2])
-    (directory / "ref.1.last").write_bytes((directory / "ref.1").read_bytes()[:-1])
+    (directory / "ref.1.last").write_bytes(
+        b"\xef\xbb\xbf" + (directory / "ref.1").read_bytes()[:-1]
+    )
     (directory / "empty").write_bytes(b"")
     return directory
 
@@ -282,7 +290,7 @@ def test_several_systems_from_files(corpus: Path, fmt: str) -> None:
         ("nr2", "-nr", "2", "-i", "hyp", "-m", "bleu", "ter"),
         ("ref.1.last", "-i", "hyp.crlf", "-m", "bleu", "chrf"),
     ],
-    ids=["paste", "pasted-systems", "num-refs", "crlf-and-no-last-newline"],
+    ids=["paste", "pasted-systems", "num-refs", "crlf-bom-and-no-last-newline"],
 )
 def test_paste_input_and_line_ends(corpus: Path, args: tuple[str, ...]) -> None:
     one = same_as_one_job(corpus, *args)

@@ -137,16 +137,22 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
 
 
 def _start(
-    args: Sequence[str | Path], jobs: int, cwd: Path, stdin: Path | None
+    args: Sequence[str | Path],
+    jobs: int,
+    cwd: Path,
+    stdin: Path | None,
+    command: Sequence[str] = COMMAND,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen:
     stdin_file: IO[bytes] | int = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
     try:
         return subprocess.Popen(
-            [*COMMAND, "-j", str(jobs), *map(str, args)],
+            [*command, "-j", str(jobs), *map(str, args)],
             stdin=stdin_file,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=None if env is None else {**os.environ, **env},
         )
     finally:
         if not isinstance(stdin_file, int):
@@ -162,13 +168,19 @@ def _finish(proc: subprocess.Popen) -> subprocess.CompletedProcess[bytes]:
 
 
 def same_with_jobs(
-    inputs: Inputs | Path, *args: str | Path, jobs: int = 2, stdin: Path | None = None
+    inputs: Inputs | Path,
+    *args: str | Path,
+    jobs: int = 2,
+    stdin: Path | None = None,
+    command: Sequence[str] = COMMAND,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Runs ``args`` with ``-j 1`` and ``-j jobs`` (in the inputs' directory);
     asserts that the two runs wrote the same bytes and exited alike, and
-    returns the ``-j 1`` run."""
+    returns the ``-j 1`` run.  ``command`` runs bleustream, with ``env``
+    added to the environment."""
     cwd = inputs.directory if isinstance(inputs, Inputs) else inputs
-    procs = [_start(args, j, cwd, stdin) for j in (1, jobs)]
+    procs = [_start(args, j, cwd, stdin, command, env) for j in (1, jobs)]
     one, many = (_finish(p) for p in procs)
     assert many.returncode == one.returncode, (one.stderr, many.stderr)
     assert many.stderr == one.stderr

@@ -18,7 +18,6 @@ import gzip
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -29,11 +28,12 @@ from bleustream.blocks import identity_of, line_blocks
 from bleustream.readers import BadLinePolicy
 from bleustream.run import RunOptions, _block_tasks, text_items
 from tests.adversarial import Adversary
-from tests.clirun import assert_clean_stderr
-from tests.test_parallel import TIMEOUT, _clean, _write_lines
+from tests.test_parallel import _clean, _finish, _start, _write_lines, same_with_jobs
 
 SEGMENTS = 200
 BLOCK = 7  # lines per block in the runs here: 29 blocks of the corpus
+SMALL_BLOCKS = {"BLOCK_LINES": str(BLOCK), "READ_SIZE": "64"}
+WRAPPED = (sys.executable, "wrapper.py")  # WRAPPER, run in the corpus directory
 
 # The command line, with the blocks and reads of the environment.  The file
 # runs in the parent, and again in the fork server and in each worker (as
@@ -111,38 +111,11 @@ def edit(directory: Path, name: str, new: str, line: int, text: bytes | None) ->
     return new
 
 
-def _run(
-    directory: Path, args: Sequence[str], jobs: int, env: dict[str, str]
-) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "wrapper.py", "-j", str(jobs), *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=directory,
-        env={**os.environ, "BLOCK_LINES": str(BLOCK), "READ_SIZE": "64", **env},
-    )
-
-
-def _finish(proc: subprocess.Popen[bytes]) -> subprocess.CompletedProcess[bytes]:
-    try:
-        out, err = proc.communicate(timeout=TIMEOUT)
-    finally:
-        proc.kill()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
 def same_as_one_job(
-    directory: Path, *args: str, jobs: int = 2, env: dict[str, str] | None = None
+    directory: Path, *args: str, jobs: int = 2
 ) -> subprocess.CompletedProcess[bytes]:
-    """Runs ``args`` with ``-j 1`` and ``-j jobs`` side by side; asserts the same
-    stdout, stderr and status, and returns the ``-j 1`` run."""
-    one, many = (_finish(p) for p in [_run(directory, args, j, env or {}) for j in (1, jobs)])
-    assert many.returncode == one.returncode, (one.stderr, many.stderr)
-    assert many.stderr == one.stderr
-    assert many.stdout == one.stdout, f"-j {jobs} wrote other records than -j 1"
-    assert_clean_stderr(one)
-    return one
+    """``same_with_jobs`` with small blocks, read a few bytes at a time."""
+    return same_with_jobs(directory, *args, jobs=jobs, command=WRAPPED, env=SMALL_BLOCKS)
 
 
 # ----------------------------------------------------------------------------
@@ -407,7 +380,8 @@ def test_skipped_lines_of_files_read_in_lockstep(corpus: Path) -> None:
 
 
 def test_a_worker_that_dies_is_status_71_and_no_score(corpus: Path) -> None:
-    proc = _finish(_run(corpus, ["ref.1", "-i", "hyp", "-f", "json"], 2, {"DIE_AT_LINE": "120"}))
+    env = {**SMALL_BLOCKS, "DIE_AT_LINE": "120"}
+    proc = _finish(_start(["ref.1", "-i", "hyp", "-f", "json"], 2, corpus, None, WRAPPED, env))
     assert proc.returncode == 71, proc.stderr
     assert proc.stdout == b""
     err = proc.stderr.decode()

@@ -51,27 +51,43 @@ class Block:
 
 def identity_of(path: str, stream: BinaryIO) -> Identity | None:
     """The identity of the regular file that ``stream``, opened as ``path``, reads
-    from its start; None for anything else.
-
-    Anything else is: standard input, a pipe or a device, a ``.gz`` file
-    (read decompressed), a stream already read from, and a name under
-    /dev or /proc, which would name another file in another process
-    (``/dev/stdin`` names each process's own standard input).
+    from its start; None for anything else: standard input, a pipe or a
+    device, a ``.gz`` file (read decompressed), a stream already read from.
     """
-    if path == "-" or path.startswith(("/dev/", "/proc/")) or isinstance(stream, gzip.GzipFile):
+    if path == "-" or isinstance(stream, gzip.GzipFile):
         return None
     try:
+        fd = stream.fileno()
         at_start = stream.tell() == 0
     except (OSError, ValueError):
         return None
-    return _identity(stream) if at_start else None
+    return _identity(fd) if at_start else None
 
 
-def _identity(stream: BinaryIO | io.FileIO) -> Identity | None:
-    """The identity of the regular file open as ``stream``, else None."""
+def same_files(paths: Sequence[str], identities: Sequence[Identity]) -> bool:
+    """Whether each path, opened in this process, is the file of its identity.
+
+    A name can mean another file in another process: ``/dev/stdin`` and
+    ``/proc/self/fd/0`` name each process's own standard input.
+    """
+    for path, identity in zip(paths, identities):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO does not wait
+        except OSError:
+            return False
+        try:
+            if _identity(fd) != identity:
+                return False
+        finally:
+            os.close(fd)
+    return True
+
+
+def _identity(fd: int) -> Identity | None:
+    """The identity of the regular file open as ``fd``, else None."""
     try:
-        info = os.fstat(stream.fileno())
-    except (OSError, ValueError):
+        info = os.fstat(fd)
+    except OSError:
         return None
     return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
@@ -203,7 +219,7 @@ def open_span(span: Span) -> BinaryIO:
     except OSError as exc:
         raise ReadError(f"cannot open again: {exc.strerror or exc}", span.path) from None
     try:
-        if _identity(raw) != span.identity:
+        if _identity(raw.fileno()) != span.identity:
             raise ReadError("the file was replaced while it was being read", span.path)
         raw.seek(span.start)
     except OSError as exc:

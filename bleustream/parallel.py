@@ -279,6 +279,10 @@ class ParallelCounter:
         if feeder.error is not None:
             raise feeder.error
 
+    def call(self, function: Callable[..., R], *args: Any) -> R:
+        """``function(*args)`` run on a worker (``function`` is sent by name)."""
+        return self._result(self._send(function, *args))
+
     def mapped(self, function: Callable[[T], R], tasks: Iterator[T]) -> Iterator[tuple[T, R]]:
         """Each task with ``function`` of it, run on the workers, in the order of the tasks.
 

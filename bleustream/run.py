@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, NamedTuple, TextIO
 
-from bleustream.blocks import Block, identity_of, line_blocks, open_span
+from bleustream.blocks import Block, identity_of, line_blocks, open_span, same_files
 from bleustream.errors import (
     EXIT_DATAERR,
     EXIT_OK,
@@ -295,11 +295,14 @@ class _KeptBadLines(BadLinePolicy):
         self.kept.append(error)
 
 
-def _block_tasks(options: RunOptions, sources: Sequence[LineSource]) -> Iterator[_BlockTask] | None:
+def _block_tasks(
+    options: RunOptions, sources: Sequence[LineSource], counter: ParallelCounter
+) -> Iterator[_BlockTask] | None:
     """Blocks of the input for the workers to read themselves, when they can; else None.
 
     They can when every input is a regular, uncompressed file (see
-    ``identity_of``) of plain lines: paste input, or REF files, not a log.
+    ``identity_of``) of plain lines, paste input or REF files, not a log,
+    and when a worker opening the files by name finds the same files.
     With ``--skip-bad-lines``, several systems' files are not read in
     blocks: a skipped line leaves the other systems' files behind until the
     next segment, which may be in another block.
@@ -309,7 +312,7 @@ def _block_tasks(options: RunOptions, sources: Sequence[LineSource]) -> Iterator
     paths = [*options.inputs, *options.refs]
     found = [identity_of(path, source.stream) for path, source in zip(paths, sources)]
     identities = [identity for identity in found if identity is not None]
-    if len(identities) != len(sources):
+    if len(identities) != len(sources) or not counter.call(same_files, paths, identities):
         return None
     nfields, line = (0, 0) if options.refs else _paste_fields(options)
     return (
@@ -558,7 +561,7 @@ def run(
         if options.jobs > 1 and not reading_stats:
             summed = not (options.sentence_level or every or store is not None)
             counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
-            blocks = _block_tasks(options, sources) if summed else None
+            blocks = _block_tasks(options, sources, counter) if summed else None
             if blocks is None:
                 pairs = counter.scored(items)
             else:  # the workers read the files: an item here is a block

@@ -18,17 +18,18 @@ import gzip
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from bleustream import blocks
 from bleustream.api import spec
-from bleustream.blocks import identity_of, line_blocks
+from bleustream.blocks import identity_of, line_blocks, same_files
 from bleustream.readers import BadLinePolicy
 from bleustream.run import RunOptions, _block_tasks, text_items
 from tests.adversarial import Adversary
-from tests.test_parallel import _clean, _finish, _start, _write_lines, same_with_jobs
+from tests.test_parallel import TIMEOUT, _clean, _finish, _start, _write_lines, same_with_jobs
 
 SEGMENTS = 200
 BLOCK = 7  # lines per block in the runs here: 29 blocks of the corpus
@@ -175,9 +176,9 @@ def test_only_regular_uncompressed_files_opened_by_name_are_read_in_blocks(tmp_p
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with open(plain, "rb") as stream:
-        assert identity_of(str(plain), stream) == (os.stat(plain).st_dev, os.stat(plain).st_ino)
+        identity = identity_of(str(plain), stream)
+        assert identity == (os.stat(plain).st_dev, os.stat(plain).st_ino)
         assert identity_of("-", stream) is None  # standard input
-        assert identity_of("/dev/stdin", stream) is None
         stream.read(1)
         assert identity_of(str(plain), stream) is None  # read from already
     with gzip.open(packed, "rb") as stream:
@@ -188,6 +189,20 @@ def test_only_regular_uncompressed_files_opened_by_name_are_read_in_blocks(tmp_p
             assert identity_of(str(fifo), stream) is None
     finally:
         os.close(reader)
+    # What a worker checks: the names mean the same files there.
+    assert same_files([str(plain)], [identity])
+    packed_identity = (os.stat(packed).st_dev, os.stat(packed).st_ino)
+    assert not same_files([str(plain), str(packed)], [identity, identity])
+    assert same_files([str(plain), str(packed)], [identity, packed_identity])
+    assert not same_files([str(fifo)], [identity])  # and does not wait for a writer
+    assert not same_files([str(tmp_path / "missing")], [identity])
+
+
+class _Here:
+    """A stand-in for the workers: a call runs in this process."""
+
+    def call(self, function: Callable[..., bool], *args: object) -> bool:
+        return function(*args)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +239,7 @@ def test_which_runs_read_in_blocks(
     with open(corpus / "hyp", "rb") as stdin:
         _, sources = text_items(options, stdin, policy)
         try:
-            tasks = _block_tasks(options, sources)
+            tasks = _block_tasks(options, sources, _Here())  # type: ignore[arg-type]
             assert (tasks is not None) == in_blocks
             if tasks is not None:
                 assert len(list(tasks)) == -(-SEGMENTS // blocks.BLOCK_LINES)
@@ -268,6 +283,34 @@ def test_several_systems_from_files(corpus: Path, fmt: str) -> None:
 def test_paste_input_and_line_ends(corpus: Path, args: tuple[str, ...]) -> None:
     one = same_as_one_job(corpus, *args)
     assert one.returncode == 0
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="names descriptors in /dev/fd")
+def test_names_of_descriptors(corpus: Path) -> None:
+    """``/dev/stdin`` and ``/dev/fd/N`` name a process's own descriptors: the
+    parent's here, regular files.  A worker has the same standard input but
+    not the other descriptor, so the parent reads that one itself."""
+    one = same_with_jobs(corpus, "ref.1", "-i", "/dev/stdin", "-f", "json", stdin=corpus / "hyp",
+                         command=WRAPPED, env=SMALL_BLOCKS)  # fmt: skip
+    assert one.returncode == 0
+    runs = []
+    for jobs in (1, 2):
+        with open(corpus / "hyp", "rb") as hyp:
+            fd = hyp.fileno()
+            args = ["-j", str(jobs), "ref.1", "-i", f"/dev/fd/{fd}", "-f", "json"]
+            runs.append(
+                subprocess.run(
+                    [*WRAPPED, *args],
+                    pass_fds=(fd,),
+                    capture_output=True,
+                    cwd=corpus,
+                    env={**os.environ, **SMALL_BLOCKS},
+                    timeout=TIMEOUT,
+                )
+            )
+    assert runs[1].stderr == runs[0].stderr == b""
+    assert runs[1].stdout == runs[0].stdout == one.stdout
+    assert runs[1].returncode == runs[0].returncode == 0
 
 
 def test_empty_files(corpus: Path) -> None:

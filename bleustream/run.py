@@ -251,6 +251,17 @@ def _other_systems(
             more.append(text.rstrip())
         yield segment, more
     for source in others:
+        # The last lines of the first system may have been skipped as bad:
+        # the same lines of the others go with them, and must exist.
+        while source.line < first.line:
+            try:
+                next(source)
+            except StopIteration:
+                raise InputError(
+                    f"system file ended after line {source.line}, but {first.name} "
+                    f"has a line {first.line}",
+                    source.name,
+                ) from None
         for _ in source:
             raise InputError(
                 f"system file has more lines than {first.name} (which ended after "

@@ -265,6 +265,52 @@ def test_skip_bad_lines_does_not_hide_length_mismatch(tmp_path: Path) -> None:
     assert proc.stdout == b""
 
 
+SYSTEM_LINES = ["the cat sat on the mat", "a dog ran in the park today", "birds sing at dawn"]
+
+
+@pytest.mark.parametrize("bad", ["ref", "base"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_skip_bad_last_line_skips_it_in_every_system(tmp_path: Path, bad: str, jobs: str) -> None:
+    """A bad last line of the references or of the first system is skipped in
+    every system, and the systems are still of equal length."""
+    texts = {
+        name: "".join(f"{line}\n" for line in SYSTEM_LINES) for name in ("ref", "base", "other")
+    }
+    texts["other"] = texts["other"].replace("dog", "cat")
+    for name, text in texts.items():
+        data = text.encode()
+        if name == bad:
+            data = data.replace(b"birds", b"bi\xffrds")
+        (tmp_path / name).write_bytes(data)
+    proc = run(
+        "ref", "-i", "base", "other", "--skip-bad-lines", "-f", "json", "-j", jobs, cwd=tmp_path
+    )
+    assert proc.returncode == 0, stderr_of(proc)
+    assert stderr_of(proc).splitlines() == [
+        f"bleustream: {bad}:3: invalid UTF-8 (byte 0xff at column 3) (line skipped)",
+        "bleustream: skipped 1 bad line; the score covers 2 segments",
+    ]
+    records = json_records(proc.stdout)
+    refs = [SYSTEM_LINES[:2]]
+    for record, name in zip(records, ("base", "other")):
+        hyps = texts[name].splitlines()[:2]
+        assert record["system"] == name
+        assert record["score"] == pytest.approx(BLEU().corpus_score(hyps, refs).score, abs=1e-9)
+    assert len(records) == 2
+
+
+def test_skip_bad_last_line_does_not_hide_a_short_system(tmp_path: Path) -> None:
+    for name in ("ref", "base"):
+        (tmp_path / name).write_bytes(b"one two\nthree four\nfive \xff six\n")
+    (tmp_path / "other").write_text("one two\nthree four\n")
+    proc = run("ref", "-i", "base", "other", "--skip-bad-lines", cwd=tmp_path)
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert stderr_of(proc).splitlines()[-1] == (
+        "bleustream: other: system file ended after line 2, but base has a line 3"
+    )
+
+
 # -- Nothing lost: signals and write errors --------------------------------------
 
 

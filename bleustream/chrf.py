@@ -36,11 +36,9 @@ runs per n-gram:
   matches once (one C-level intersection of the keys) and only the few
   n-grams the reference repeats are looked at for more (see
   ``ngrams.clipped_with_repeats``);
-* against several references, where the same hypothesis n-grams meet
-  each reference, the n-grams of order 2 and up of both sides are kept as
-  tagged sets (the k-th occurrence of a repeated n-gram tagged with k), so
-  that each clipped count is the size of one set intersection (see
-  ``_tagged``);
+* against several references, the hypothesis n-grams of each order,
+  and their counts where counted, are made once and met by every
+  reference;
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there
@@ -58,7 +56,6 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress
 from typing import Any, Callable
 
 from bleustream import __version__
@@ -229,14 +226,10 @@ def row_size(settings: Settings) -> int:
 # Counting
 # ----------------------------------------------------------------------------
 
-# One order of a single reference: its n-grams, their total, and the
+# One order of a reference: its n-grams, their total, and the
 # n-grams that repeat with their counts (empty when none does).  The n-grams
 # are a dict of counts, or a set once they are distinct.
 OrderGrams = tuple[Any, int, dict]
-# One order of one of several references: its n-grams, their total and (for
-# order 1) its repeated n-grams; order 1 is a dict of counts, higher orders
-# a tagged set (see ``_tagged``).
-TaggedGrams = tuple[Any, int, dict]
 _NONE_REPEATED: dict = {}  # shared, never changed
 # One reference: its character orders, then its word orders.
 PreparedRef = tuple[tuple[Any, ...], tuple[Any, ...]]
@@ -296,78 +289,25 @@ def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple
     return tuple(out)
 
 
-def _tagged(grams: list[Any], prefixes: Any, repeated_prefixes: dict) -> tuple[set[Any], dict]:
-    """The n-grams as a set in which the k-th occurrence (k > 1) of a
-    repeated n-gram is ``(gram, k)``, and the repeated n-grams with their
-    counts.
-
-    Then the clipped match count of two multisets of n-grams, the sum over
-    n-grams of the smaller count, is the size of their tagged sets'
-    intersection, one C-level operation: occurrence k of an n-gram is in
-    both exactly when both hold it at least k times.  (A tag never equals an
-    n-gram of the same order: its second item is a number, an n-gram's a
-    character or a word.)
-
-    ``prefixes`` are the n-grams of the order below (``prefixes[i]`` begins
-    ``grams[i]``) and ``repeated_prefixes`` those that repeat: an n-gram
-    can repeat only where its prefix does, so only those places are
-    counted, few past the lowest orders.
-    """
-    tagged = set(grams)
-    if len(tagged) == len(grams):
-        return tagged, {}
-    candidates = compress(grams, map(repeated_prefixes.__contains__, prefixes))
-    counts: dict = {}
-    _count_into(counts, candidates)
-    repeated = repeated_counts(counts)
-    tagged.update([(gram, k) for gram, count in repeated.items() for k in range(2, count + 1)])
-    return tagged, repeated
-
-
-def _tagged_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[TaggedGrams, ...]:
-    """A reference's n-grams of orders 1..``orders``: order 1 counted, the
-    others tagged sets."""
-    out: list[TaggedGrams] = []
-    grams: Any = items
-    repeated: dict = {}
-    for n in range(1, orders + 1):
-        total = len(items) - n + 1
-        if total <= 0:
-            out.append(((), 0, _NONE_REPEATED))
-        elif n == 1:
-            counts: dict = {}
-            _count_into(counts, items)
-            repeated = repeated_counts(counts)
-            out.append((counts, total, repeated))
-        else:
-            prefixes, grams = grams, list(extend(grams, items[n - 1 :]))
-            tagged, repeated = _tagged(grams, prefixes, repeated)
-            out.append((tagged, total, _NONE_REPEATED))
-    return tuple(out)
-
-
 def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[PreparedRef, ...]]:
     """References to their n-grams (SacreBLEU's ``_extract_reference_info``)."""
     char_order, word_order = settings.char_order, settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
 
-    def prepare_one(ref: str, orders_of: Callable[..., tuple[Any, ...]]) -> PreparedRef:
+    def prepare_one(ref: str) -> PreparedRef:
         if lowercase:
             ref = ref.lower()
         chars = ref if whitespace else "".join(ref.split())
-        char_part = orders_of(chars, _EXTEND_CHARS, char_order)
-        word_part: tuple[Any, ...] = ()
+        char_part = _prepared_orders(chars, _EXTEND_CHARS, char_order)
+        word_part: tuple[OrderGrams, ...] = ()
         if word_order:
-            word_part = orders_of(split_words(ref), _EXTEND_WORDS, word_order)
+            word_part = _prepared_orders(split_words(ref), _EXTEND_WORDS, word_order)
         return char_part, word_part
 
     def prepare(refs: Sequence[str]) -> tuple[PreparedRef, ...]:
         if not refs:
             raise ValueError("a segment needs at least one reference")
-        # One reference is matched once per hypothesis; several are matched
-        # against the same hypothesis n-grams, which tagged sets make cheap.
-        orders_of = _prepared_orders if len(refs) == 1 else _tagged_orders
-        return tuple(prepare_one(ref, orders_of) for ref in refs)
+        return tuple(map(prepare_one, refs))
 
     return prepare
 
@@ -420,48 +360,11 @@ class _HypGrams:
         return clipped_with_repeats(counts, ref, ref_repeated)
 
 
-class _TaggedHypGrams:
-    """The n-grams of one hypothesis, made order by order as references ask,
-    once however many references there are: order 1 counted, the others
-    tagged sets (see ``_tagged``)."""
-
-    __slots__ = ("_extend", "_grams", "_items", "_repeated", "orders")
-
-    def __init__(self, items: Sequence[Any], extend: Extend) -> None:
-        self._items = items
-        self._extend = extend
-        self._grams: Any = items
-        self._repeated: dict = {}
-        self.orders: list[Any] = []
-
-    def order(self, n: int) -> Any:
-        orders = self.orders
-        while len(orders) < n:
-            made = len(orders)
-            if made:
-                prefixes = self._grams
-                self._grams = list(self._extend(prefixes, self._items[made:]))
-                tagged, self._repeated = _tagged(self._grams, prefixes, self._repeated)
-                orders.append(tagged)
-            else:
-                counts: dict = {}
-                _count_into(counts, self._items)
-                self._repeated = repeated_counts(counts)
-                orders.append(counts)
-        return orders[n - 1]
-
-    def clipped(self, n: int, ref_order: TaggedGrams) -> int:
-        """The clipped match count of order ``n``: the size of the tagged sets'
-        intersection, or for order 1 the sum of the smaller counts."""
-        grams, ref, ref_repeated = self.order(n), ref_order[0], ref_order[2]
-        return len(grams & ref) if n > 1 else clipped_with_repeats(grams, ref, ref_repeated)
-
-
 def _order_stats(
     out: list[int],
     hyp_len: int,
-    hyp: _HypGrams | _TaggedHypGrams,
-    ref_orders: tuple[OrderGrams, ...] | tuple[TaggedGrams, ...],
+    hyp: _HypGrams,
+    ref_orders: tuple[OrderGrams, ...],
 ) -> None:
     """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to ``out``."""
     alive = True  # may order n still match (did order n-1)?
@@ -471,7 +374,7 @@ def _order_stats(
         if hyp_total < 0:
             hyp_total = 0
         if alive and hyp_total and ref_total:
-            match = hyp.clipped(n, ref_order)  # type: ignore[arg-type]
+            match = hyp.clipped(n, ref_order)
             alive = match > 0
         else:
             match = 0
@@ -531,14 +434,14 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
             hyp = hyp.lower()
         chars = hyp if whitespace else "".join(hyp.split())
         words: list[str] = split_words(hyp) if word_order else []
+        hyp_chars = _HypGrams(chars, _EXTEND_CHARS)
+        hyp_words = _HypGrams(words, _EXTEND_WORDS)
         if len(refs) == 1:
             (ref_chars, ref_words), stats = refs[0], []
-            _order_stats(stats, len(chars), _HypGrams(chars, _EXTEND_CHARS), ref_chars)
+            _order_stats(stats, len(chars), hyp_chars, ref_chars)
             if word_order:
-                _order_stats(stats, len(words), _HypGrams(words, _EXTEND_WORDS), ref_words)
+                _order_stats(stats, len(words), hyp_words, ref_words)
             return tuple(stats)
-        hyp_chars = _TaggedHypGrams(chars, _EXTEND_CHARS)
-        hyp_words = _TaggedHypGrams(words, _EXTEND_WORDS)
         best: list[int] = []
         best_f = -1.0
         for ref_chars, ref_words in refs:

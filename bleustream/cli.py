@@ -43,7 +43,6 @@ from bleustream.errors import (
 from bleustream.formats import FORMATS
 from bleustream.logs import FAIRSEQ_HYPS, INPUT_FORMATS, check_usage
 from bleustream.metrics import DEFAULT_METRICS, METRICS, Spec, all_options, specs_from
-from bleustream.parallel import available_cores
 from bleustream.readers import check_encoding, check_num_refs
 from bleustream.resampling import Test
 from bleustream.run import Output, RunOptions, run
@@ -455,7 +454,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         refs=tuple(options["refs"]),
         inputs=tuple(options["input"]),
         systems=options["systems"],
-        jobs=options["jobs"] or available_cores(),
+        jobs=_jobs(options["jobs"]),
         progress=options["progress"],
         num_refs=options["num_refs"],
         test=_test(options),
@@ -476,6 +475,15 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
 
 
 _TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}
+
+
+def _jobs(requested: int) -> int:
+    """``-j N``: 0 is every core this process may run on."""
+    if requested:
+        return requested
+    from bleustream.parallel import available_cores  # multiprocessing only when needed
+
+    return available_cores()
 
 
 def _test(options: dict[str, Any]) -> Test | None:

@@ -34,16 +34,14 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, TypeVar
 
 from bleustream.errors import BleustreamError, InputError, WorkerError
-from bleustream.metric import Row
 from bleustream.metrics import Spec
-from bleustream.scorer import Scorer
+from bleustream.scorer import Rows, Scorer, Summed, sum_rows
 
 BATCH = 256  # segments per batch sent to a worker
 LINGER = 0.05  # seconds a partial batch waits for more input
 IN_FLIGHT = 3  # batches per worker sent ahead
 READ_AHEAD = 2  # batches read ahead of those sent
 
-Rows = Sequence[Sequence[Row]]
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -73,40 +71,10 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     _worker_scorer = Scorer(specs, systems)
 
 
-class Summed(NamedTuple):
-    """A batch's statistics added up in the worker, for a run that needs only sums.
-
-    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
-    statistics: their sum is the same in any order) or ``("rows", [row,
-    ...])``: statistics with floats (TER's average reference length), which
-    the parent adds one by one so that its running sum rounds as one
-    process's does.
-    """
-
-    parts: list[list[tuple[str, Any]]]
-    segments: int
-    nrefs: int  # references of the first segment
-
-
 def worker_scorer() -> Scorer:
     """The scorer of this worker process (for work sent with ``ParallelCounter.mapped``)."""
     assert _worker_scorer is not None, "not in a worker process"
     return _worker_scorer
-
-
-def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
-    """The ``Summed`` of some segments' rows (at least one segment)."""
-    parts: list[list[tuple[str, Any]]] = []
-    for system in range(systems):
-        per_metric: list[tuple[str, Any]] = []
-        for index in range(len(rows[0][system])):
-            column = [segment[system][index] for segment in rows]
-            if any(isinstance(x, float) for row in column for x in row):
-                per_metric.append(("rows", column))
-            else:
-                per_metric.append(("sum", tuple(map(sum, zip(*column)))))
-        parts.append(per_metric)
-    return Summed(parts, len(rows), nrefs)
 
 
 def _count_batch(

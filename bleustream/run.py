@@ -18,7 +18,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, NamedTuple, TextIO
 
 from bleustream.blocks import Block, identity_of, line_blocks, open_span, same_files
 from bleustream.errors import (
@@ -34,10 +34,8 @@ from bleustream.errors import (
 )
 from bleustream.formats import FORMATTERS, Context, Record, format_signature, header, notes_of
 from bleustream.logs import LOG_FORMATS, check_usage, log_segments
-from bleustream.metric import Row
 from bleustream.metrics import Spec
 from bleustream.pairing import PairedSegments
-from bleustream.parallel import ParallelCounter, Summed, sum_rows, worker_scorer
 from bleustream.progress import Progress, file_extent
 from bleustream.readers import (
     STDIN_NAME,
@@ -51,12 +49,14 @@ from bleustream.readers import (
 )
 from bleustream.report import Result, latex_report, single_line, text_report
 from bleustream.resampling import SegmentStore, Test, run_test
-from bleustream.scorer import Scorer
+from bleustream.scorer import Rows, Scorer, Summed, sum_rows
 from bleustream.significance import with_test_fields
 from bleustream.statsio import Chunk, Layout, in_turns, read_stats, specs_of
 
+if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
+    from bleustream.parallel import ParallelCounter
+
 Report = Callable[[str], None]
-Rows = Sequence[Sequence[Row]]  # per system, per metric
 
 
 @dataclass(frozen=True)
@@ -357,6 +357,8 @@ def _count_block(task: _BlockTask) -> _BlockDone:
     numbered as in the whole files, so that every message is one
     process's.
     """
+    from bleustream.parallel import worker_scorer
+
     options = task.options
     scorer = worker_scorer()
     policy = _KeptBadLines(options.skip_bad_lines)
@@ -570,6 +572,8 @@ def run(
             size, position = file_extent(getattr(sources[0], "_stream", None))
             progress = Progress(progress_stream, size, position)
         if options.jobs > 1 and not reading_stats:
+            from bleustream.parallel import ParallelCounter
+
             summed = not (options.sentence_level or every or store is not None)
             counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
             blocks = _block_tasks(options, sources, counter) if summed else None

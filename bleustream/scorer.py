@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bleustream.metric import Row, add_rows
 from bleustream.metrics import Spec
+
+# One segment's rows, per system and then per metric.
+Rows = Sequence[Sequence[Row]]
 
 
 @dataclass(frozen=True)
@@ -168,3 +171,33 @@ class Scorer:
     def sentence_scores(self, rows: Sequence[Row]) -> list[Any]:
         """Each metric's sentence score of one segment's rows (one system)."""
         return [spec.sentence_score(row) for spec, row in zip(self.specs, rows)]
+
+
+class Summed(NamedTuple):
+    """A batch's statistics added up in the worker, for a run that needs only sums.
+
+    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
+    statistics: their sum is the same in any order) or ``("rows", [row,
+    ...])``: statistics with floats (TER's average reference length), which
+    the parent adds one by one so that its running sum rounds as one
+    process's does.
+    """
+
+    parts: list[list[tuple[str, Any]]]
+    segments: int
+    nrefs: int  # references of the first segment
+
+
+def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
+    """The ``Summed`` of some segments' rows (at least one segment)."""
+    parts: list[list[tuple[str, Any]]] = []
+    for system in range(systems):
+        per_metric: list[tuple[str, Any]] = []
+        for index in range(len(rows[0][system])):
+            column = [segment[system][index] for segment in rows]
+            if any(isinstance(x, float) for row in column for x in row):
+                per_metric.append(("rows", column))
+            else:
+                per_metric.append(("sum", tuple(map(sum, zip(*column)))))
+        parts.append(per_metric)
+    return Summed(parts, len(rows), nrefs)

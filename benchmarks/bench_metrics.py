@@ -6,8 +6,10 @@ Builds corpora of N distinct segment pairs from the WMT17 en-de set (as
 each as a child process timed by the launcher of ``harness.py``::
 
     bleustream ref.txt -i hyp.txt -m chrf -b -w 6     chrF at each --chrf-lines size
+    bleustream ref.txt -i hyp.txt -m chrf -b -w 6 -j 2   (where SacreBLEU runs)
     sacrebleu ref.txt -i hyp.txt -m chrf -b -w 6
     bleustream ref.txt -i hyp.txt -m ter -b -w 6      TER at each --ter-lines size
+    bleustream ref.txt -i hyp.txt -m ter -b -w 6 -j 2
     sacrebleu ref.txt -i hyp.txt -m ter -b -w 6
 
 with ``--chrf-args`` / ``--ter-args`` added to both tools' command lines
@@ -68,6 +70,9 @@ def commands(
     argv = ["ref.txt", "-i", "hyp.txt", "-m", metric, "-b", "-w", WIDTH, *extra]
     cmds = [Command(f"bleustream -m {metric}", [*bleustream, *argv], keep_output=True)]
     if with_sacrebleu:
+        # Beside the aim, which is one process's: what two workers give.
+        jobs = [*bleustream, *argv, "-j", "2"]
+        cmds.append(Command(f"bleustream -m {metric} -j 2", jobs, keep_output=True))
         cmds.append(
             Command(
                 f"sacrebleu -m {metric}", [*sacrebleu, *argv], keep_output=True, is_sacrebleu=True
@@ -97,6 +102,16 @@ def judge(section: Section, metric: str) -> None:
         section.notes.append(
             f"scores: bleustream {ours.output}, sacrebleu {theirs.output} -> {state}"
         )
+        jobs = named.get(f"bleustream -m {metric} -j 2")
+        if jobs is not None:
+            speed, speed_cpu = ratio(theirs, jobs)
+            same = jobs.output == ours.output
+            section.ok = section.ok and same
+            section.notes.append(
+                f"-j 2 vs sacrebleu: {speed:.2f}x by wall clock, {speed_cpu:.2f}x by cpu (not the "
+                f"aim's figure: two cores against SacreBLEU's one); score "
+                f"{'equal' if same else 'DIFFERENT'}"
+            )
     else:
         section.notes.append(f"score: bleustream {ours.output} (sacrebleu skipped at this size)")
     verdict = "within" if ours.peak_rss_mib < RSS_AIM_MIB else "OVER"

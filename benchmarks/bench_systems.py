@@ -77,6 +77,7 @@ SYSTEMS_AIM = 3.0  # (a): bleustream over SacreBLEU, throughput
 # The commands' names in the tables.
 PAIRED_OURS = "bleustream --paired-bs"
 PAIRED_THEIRS = "sacrebleu --paired-bs"
+PAIRED_JOBS = "bleustream --paired-bs -j 2"
 NO_TEST_OURS = "bleustream -i N files"
 NO_TEST_THEIRS = "sacrebleu -i N files"
 
@@ -256,6 +257,9 @@ def case_wmt21(
     systems = list(entry["hyps"][: args.wmt21_systems])
     common = [*refs, "-i", *systems, "-m", "bleu", "chrf", *test_options(args)]
     cmds = paired_commands(common, bleustream, sacrebleu, True)
+    # Beside the aim, which is one process's: what two workers give.
+    jobs = [*bleustream, *common, "-f", "json", "-j", "2"]
+    cmds.insert(1, Command(PAIRED_JOBS, jobs, keep_output=True))
     title = (
         f"(a) {WMT21_SET}: {entry['lines']:,} segments x {len(systems)} systems, "
         f"{len(refs)} references, BLEU and chrF, paired bootstrap"
@@ -264,6 +268,14 @@ def case_wmt21(
     section = measure_section(title, cmds, set_dir, lines, args.repeat, progress)
     section.notes.append(f"run in {set_dir}; baseline {systems[0]}")
     check_paired(section, SYSTEMS_AIM)
+    speed_note(section, PAIRED_JOBS, PAIRED_THEIRS)
+    out = outputs(section)
+    same = out[PAIRED_JOBS] == out[PAIRED_OURS]
+    section.ok = section.ok and same
+    section.notes.append(
+        f"{PAIRED_JOBS}: output {'identical to' if same else 'DIFFERS from'} one process's "
+        "(not the aim's figure: two cores against SacreBLEU's one)"
+    )
     return section
 
 

@@ -287,6 +287,7 @@ OPTIONS = (
 
 # Smoothing and effective order act on summed statistics only.
 SCORE_ONLY = frozenset({"smooth_method", "smooth_value", "effective_order"})
+SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

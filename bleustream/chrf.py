@@ -154,6 +154,7 @@ OPTIONS = (
             "metavar": "N",
             "help": f"weight of recall against precision in chrF (default: {DEFAULT_BETA})",
         },
+        field="beta",
     ),
     Option(
         ("--chrf-whitespace",),
@@ -182,16 +183,18 @@ OPTIONS = (
             "help": "epsilon smoothing as chrF++.py, NLTK and Moses, instead of "
             "effective order (default: no)",
         },
+        field="eps_smoothing",
     ),
 )
 
-# Nothing.  beta and eps_smoothing look like score-only settings, and with
-# one reference they are, but SacreBLEU keeps the statistics of the
-# reference with the best f-score, and that f-score is computed with beta
-# and the smoothing: with several references, changing either can change
-# which reference's statistics a segment gets.  Statistics counted under one
+# beta and eps_smoothing act on summed statistics only where each segment
+# has one reference.  SacreBLEU keeps the statistics of the reference with
+# the best f-score, and that f-score is computed with beta and the
+# smoothing: with several references, changing either can change which
+# reference's statistics a segment gets, and statistics counted under one
 # beta, rescored under another, would not be SacreBLEU's.
 SCORE_ONLY: frozenset[str] = frozenset()
+SCORE_ONLY_ONE_REF = frozenset({"beta", "eps_smoothing"})
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

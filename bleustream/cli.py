@@ -529,7 +529,8 @@ def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
     overrides: dict[str, dict[str, Any]] = {}
     for metric, option in all_options():
         field = option.settings_field
-        if field in metric.SCORE_ONLY and options["origins"].get(option.dest) != FROM_DEFAULT:
+        score_only = field in metric.SCORE_ONLY or field in metric.SCORE_ONLY_ONE_REF
+        if score_only and options["origins"].get(option.dest) != FROM_DEFAULT:
             overrides.setdefault(metric.NAME, {})[field] = options[option.dest]
     return overrides
 

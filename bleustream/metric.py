@@ -20,7 +20,10 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
 * ``settings_from(options) -> S``: the settings from resolved options, by
   dest; raises ``UsageError`` for options that do not fit together;
 * ``SCORE_ONLY``: the fields of ``S`` that change the score but not the
-  statistics (they may differ between shards that are merged);
+  statistics (they may be set anew when statistics are added up);
+* ``SCORE_ONLY_ONE_REF``: the fields that change only the score when each
+  segment has one reference, but with several choose among the references
+  (they may be set anew when statistics of one reference are added up);
 * ``label(S) -> str``: SacreBLEU's name of the metric (``"chrF2++"``);
 * ``row_size(S) -> int``: the length of a row;
 * ``prepare_refs(S) -> (refs -> R)``: reference work done once per segment
@@ -109,6 +112,7 @@ class Metric(Protocol):
     Settings: Callable[..., Any]
     OPTIONS: tuple[Option, ...]
     SCORE_ONLY: frozenset[str]
+    SCORE_ONLY_ONE_REF: frozenset[str]
 
     settings_from: Callable[[Mapping[str, Any]], Any]
     label: Callable[[Any], str]

@@ -203,12 +203,27 @@ def _describe_system(system: str | int | None) -> str:
 
 def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> tuple[Spec, ...]:
     """The metrics of a layout: its counting settings, and its scoring settings
-    unless ``scoring_overrides`` (one dict per metric) sets them."""
+    unless ``scoring_overrides`` (one dict per metric) sets them.
+
+    A setting that changes only the score of one reference's statistics
+    (``SCORE_ONLY_ONE_REF``) may be set anew over statistics of one
+    reference; over several references' it chose the statistics, and
+    setting it otherwise is an ``InputError``.
+    """
     specs = []
     for name, counting, scoring, override in zip(
         layout.metrics, layout.counting, layout.scoring, scoring_overrides
     ):
         metric = METRICS[name]
+        for key in sorted(override.keys() & metric.SCORE_ONLY_ONE_REF):
+            if layout.nrefs != 1 and override[key] != counting.get(key):
+                raise InputError(
+                    f"{name} {key}={json.dumps(override[key])} cannot be used when adding up "
+                    f"these statistics: counted against {layout.nrefs} references, each "
+                    f"segment kept those of the reference that {key}="
+                    f"{json.dumps(counting.get(key))} chose",
+                    layout.where,
+                )
         fields = {**counting, **scoring, **override}
         try:
             settings = metric.Settings(**fields)

@@ -101,6 +101,7 @@ OPTIONS = (
 
 # Every TER setting changes the tokens, and so the statistics.
 SCORE_ONLY: frozenset[str] = frozenset()
+SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

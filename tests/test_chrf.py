@@ -224,8 +224,9 @@ def test_all_zero_tie_keeps_the_first_reference() -> None:
 
 
 def test_the_best_reference_depends_on_beta_and_smoothing() -> None:
-    """Why SCORE_ONLY is empty: with several references, beta and the
-    smoothing pick which reference's statistics a segment gets.
+    """Why beta and the smoothing are score-only with one reference only
+    (SCORE_ONLY_ONE_REF, not SCORE_ONLY): with several references they pick
+    which reference's statistics a segment gets.
 
     hyp "abcdef" against "abc" (short: recall 1, precision 1/2, 2/5, 1/4)
     and "abcdefghijkl" (precision 1, recall 1/2 ... 1/7).  Recall-heavy
@@ -248,6 +249,7 @@ def test_the_best_reference_depends_on_beta_and_smoothing() -> None:
             == oracle(settings)._extract_corpus_statistics(["abcdef"], [[r] for r in refs])[0]
         )
     assert frozenset() == chrf.SCORE_ONLY
+    assert frozenset({"beta", "eps_smoothing"}) == chrf.SCORE_ONLY_ONE_REF
 
 
 def test_hypothesis_counts_are_shared_between_references() -> None:

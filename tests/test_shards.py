@@ -14,6 +14,7 @@ input, reported with their file and line, and no score is printed.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -22,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from sacrebleu.metrics.chrf import CHRF
 
 from bleustream.metrics import METRICS
 from tests.clirun import COMMAND
@@ -100,6 +102,38 @@ def test_smoothing_given_only_at_merge_time(shards: Path) -> None:
     merged = ok("bleustream --input-format stats -s floor -w 4 shard.??.stats", shards)
     assert b"smooth:floor" in merged
     assert merged == whole(shards, "-s floor -w 4")
+
+
+@pytest.mark.parametrize("opts", ["--chrf-beta 1", "--chrf-beta 3 --chrf-eps-smoothing"])
+def test_chrf_beta_and_smoothing_given_at_merge_time_over_one_reference(
+    shards: Path, opts: str
+) -> None:
+    """With one reference, chrF's beta and smoothing change only the score:
+    shards counted with chrF2 may be scored as chrF1, or smoothed."""
+    merged = ok(f"bleustream --input-format stats -f json {opts} shard.??.stats", shards)
+    assert merged == whole(shards, f"-f json {opts}")
+    (record,) = [r for r in map(json.loads, merged.splitlines()) if r["metric"].startswith("chrF")]
+    pairs = [line.split("\t") for line in (shards / "corpus.tsv").read_text().splitlines()]
+    beta = int(opts.split()[1])
+    oracle = CHRF(beta=beta, eps_smoothing="--chrf-eps-smoothing" in opts)
+    expected = oracle.corpus_score([hyp for hyp, _ in pairs], [[ref for _, ref in pairs]])
+    assert record["metric"] == f"chrF{beta}"
+    assert record["score"] == pytest.approx(expected.score, abs=1e-9)
+
+
+def test_chrf_beta_is_refused_at_merge_time_over_several_references(shards: Path) -> None:
+    """With several references beta chose each segment's statistics: a merge
+    may repeat it, not change it."""
+    ok("awk -F'\\t' '{print $0 \"\\t\" $1}' corpus.tsv > two.tsv", shards)
+    ok("bleustream -m chrf -f stats < two.tsv > two.stats", shards)
+    message = refused("bleustream --input-format stats --chrf-beta 1 two.stats", shards)
+    assert message == (
+        "bleustream: two.stats:1: chrf beta=1 cannot be used when adding up these "
+        "statistics: counted against 2 references, each segment kept those of the "
+        "reference that beta=2 chose"
+    )
+    again = ok("bleustream --input-format stats --chrf-beta 2 -f json two.stats", shards)
+    assert again == ok("bleustream -m chrf -f json < two.tsv", shards)
 
 
 def test_gzipped_shards(shards: Path) -> None:

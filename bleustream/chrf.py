@@ -36,9 +36,6 @@ runs per n-gram:
   matches once (one C-level intersection of the keys) and only the few
   n-grams the reference repeats are looked at for more (see
   ``ngrams.clipped_with_repeats``);
-* against several references, the hypothesis n-grams of each order,
-  and their counts where counted, are made once and met by every
-  reference;
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there
@@ -235,7 +232,7 @@ def row_size(settings: Settings) -> int:
 OrderGrams = tuple[Any, int, dict]
 _NONE_REPEATED: dict = {}  # shared, never changed
 # One reference: its character orders, then its word orders.
-PreparedRef = tuple[tuple[Any, ...], tuple[Any, ...]]
+PreparedRef = tuple[tuple[OrderGrams, ...], tuple[OrderGrams, ...]]
 # Appends one item to each n-gram, making the n-grams of the next order:
 # strings for characters, nested pairs (("a", "b"), "c") for words (SacreBLEU
 # joins words with a space; words hold no white space, so both are

@@ -85,10 +85,10 @@ from bleustream.metrics import Spec
 from bleustream.parallel import available_cores
 from bleustream.readers import (
     LineSource,
-    Segment,
     check_encoding,
     lockstep_segments,
     open_source,
+    paste_segments,
 )
 from bleustream.run import Output, RunOptions
 from bleustream.scorer import Scorer, Totals, zero_totals
@@ -205,31 +205,6 @@ def first_line_fields(path: str, name: str, encoding: str, errors: str) -> int:
     return len(text.split("\t"))
 
 
-def paste_range(source: LineSource, fields: int, count: int) -> Iterator[Segment]:
-    """``count`` paste lines, each with the ``fields`` fields of line 1 of the file.
-
-    The command line's paste reader takes the number of fields from the
-    first line it reads; a range starting mid-file is given line 1's
-    instead, and reports a line that differs in the command line's words.
-    """
-    for text in islice(source, count):
-        parts = text.split("\t")  # type: ignore[union-attr] - strict reading yields no None
-        if fields < 2:
-            raise InputError(
-                "expected hypothesis<TAB>reference[<TAB>reference...], found no tab (give "
-                "reference files as operands to read hypotheses alone)",
-                source.name,
-                source.line,
-            )
-        if len(parts) != fields:
-            raise InputError(
-                f"expected {fields} tab-separated fields as on the first line, found {len(parts)}",
-                source.name,
-                source.line,
-            )
-        yield Segment(parts[0].rstrip(), [part.rstrip() for part in parts[1:]], source.line)
-
-
 def float_columns(scorer: Scorer) -> tuple[Column, ...]:
     """The statistics that are fractions (TER's average reference length).
 
@@ -256,7 +231,9 @@ def score_partition(part: Partition) -> PartitionStats:
                 raise InputError(f"corrupt gzip data ({exc})", name) from None
             source.line = part.first  # messages give the line numbers of the whole file
         if part.paste_fields is not None:
-            segments = paste_range(sources[0], part.paste_fields, part.count)
+            # A range inside the file is held to line 1's number of fields.
+            nfields = part.paste_fields if part.first else 0
+            segments = islice(paste_segments(sources[0], nfields=nfields), part.count)
         else:
             segments = islice(lockstep_segments(sources[0], sources[1:]), part.count)
         scorer = Scorer(part.specs)

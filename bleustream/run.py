@@ -236,16 +236,7 @@ def _other_systems(
     for segment in segments:
         more = []
         for source in others:
-            text: str | None = None
-            while source.line < segment.line:
-                try:
-                    text = next(source)
-                except StopIteration:
-                    raise InputError(
-                        f"system file ended after line {source.line}, but {first.name} "
-                        f"has a line {segment.line}",
-                        source.name,
-                    ) from None
+            text = _read_to(source, segment.line, first)
             if text is None:
                 raise InputError("cannot score this line of a system", source.name, source.line)
             more.append(text.rstrip())
@@ -253,15 +244,7 @@ def _other_systems(
     for source in others:
         # The last lines of the first system may have been skipped as bad:
         # the same lines of the others go with them, and must exist.
-        while source.line < first.line:
-            try:
-                next(source)
-            except StopIteration:
-                raise InputError(
-                    f"system file ended after line {source.line}, but {first.name} "
-                    f"has a line {first.line}",
-                    source.name,
-                ) from None
+        _read_to(source, first.line, first)
         for _ in source:
             raise InputError(
                 f"system file has more lines than {first.name} (which ended after "
@@ -269,6 +252,22 @@ def _other_systems(
                 source.name,
                 source.line,
             )
+
+
+def _read_to(source: LineSource, line: int, first: LineSource) -> str | None:
+    """Reads another system's ``source`` on to ``line``, a line of the first
+    system's ``first``: the text of the last line read (None if none was,
+    or if it was skipped as bad).  A system that ends before is an error."""
+    text: str | None = None
+    while source.line < line:
+        try:
+            text = next(source)
+        except StopIteration:
+            raise InputError(
+                f"system file ended after line {source.line}, but {first.name} has a line {line}",
+                source.name,
+            ) from None
+    return text
 
 
 # ----------------------------------------------------------------------------

@@ -45,7 +45,14 @@ _RULE1 = re.compile(f"([{re.escape(_RULE1_CHARS)}])").split
 # period and comma from both neighbours and rule 4 never fires: all four
 # rules collapse into one split.
 _RULE1_NO_DIGIT = re.compile(f"([{re.escape(_RULE1_CHARS)}.,])").split
-_HAS_DIGIT = re.compile(r"[0-9]").search
+_DIGITS = "0123456789"
+
+
+def _has_digit(line: str) -> bool:
+    """Whether the line holds an ASCII digit: ten C-level substring tests
+    take a third of the time of a regular-expression search."""
+    return any(map(line.__contains__, _DIGITS))
+
 
 # Rules 2 and 3, as SacreBLEU writes them: a period or comma is separated
 # from a preceding non-digit (rule 2), then from a following non-digit
@@ -53,7 +60,16 @@ _HAS_DIGIT = re.compile(r"[0-9]").search
 # commas ("...", ".,") whether one is separated depends on the one before.
 _RULE2 = re.compile(r"([^0-9])([\.,])").sub
 _RULE3 = re.compile(r"([\.,])([^0-9])").sub
-_ADJACENT_PERIODS = re.compile(r"[.,][.,]").search
+
+
+def _adjacent_periods(line: str) -> bool:
+    """Whether two periods or commas stand side by side (``[.,][.,]``), with
+    commas read as periods: a quarter of the time of the regular expression."""
+    if "," in line:
+        line = line.replace(",", ".")
+    return ".." in line
+
+
 # Rule 4: a dash preceded by a digit, written to start with the dash so
 # that the search skips ahead to each dash (the digit is never a dash, so
 # no match can consume another's character).
@@ -64,9 +80,9 @@ _RULE4 = re.compile(r"(-)(?<=[0-9]-)").split
 # to a period or comma, so no rule changes what a later rule's digit test
 # sees.  A period or comma is then separated unless a digit stands on both
 # sides of it, and a dash when a digit precedes it.  (The pattern reads a
-# missing neighbour as a non-digit; 13a pads the line with spaces, but zh
-# does not, so a period, comma or dash at either end of the line takes the
-# rules one by one, as does an empty one.)
+# missing neighbour as a non-digit, as 13a's padding spaces read; zh has no
+# padding, so a period, comma or dash at either end of the line takes the
+# rules one by one, with 13a's padding there.)
 _EDGES = ".,-"
 _ALL_RULES = re.compile(
     f"([{re.escape(_RULE1_CHARS + '.,-')}]"
@@ -75,15 +91,19 @@ _ALL_RULES = re.compile(
 ).split
 
 
-def _mteval_post(line: str) -> list[str]:
-    """The language-dependent part of 13a, shared with ``zh``."""
-    if not _HAS_DIGIT(line):
+def _mteval_post(line: str, pad: bool = False) -> list[str]:
+    """The language-dependent part of 13a, shared with ``zh``.
+
+    ``pad``: the line as SacreBLEU's 13a sees it has a space added at each
+    end.  Only the period and comma rules can see the padding, and only as
+    a non-digit neighbour: the one split below reads a missing neighbour so
+    too, so only the rules one by one need the spaces.
+    """
+    if not _has_digit(line):
         return " ".join(_RULE1_NO_DIGIT(line)).split()
-    if (
-        (("." in line or "," in line) and _ADJACENT_PERIODS(line))
-        or line[:1] in _EDGES
-        or line[-1:] in _EDGES
-    ):
+    if _adjacent_periods(line) or line[:1] in _EDGES or line[-1:] in _EDGES:
+        if pad:
+            line = f" {line} "
         line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", " ".join(_RULE1(line))))
         if "-" in line:
             line = " ".join(_RULE4(line))
@@ -93,7 +113,7 @@ def _mteval_post(line: str) -> list[str]:
 
 def tokenize_13a(line: str) -> list[str]:
     """mteval-v13a tokenization, as SacreBLEU's ``13a``."""
-    if "<skipped>" in line:
+    if "<" in line and "<skipped>" in line:  # one byte search first: quicker
         line = line.replace("<skipped>", "")
     if "\n" in line:
         line = line.replace("-\n", "").replace("\n", " ")
@@ -104,10 +124,7 @@ def tokenize_13a(line: str) -> list[str]:
             .replace("&lt;", "<")
             .replace("&gt;", ">")
         )
-    # SacreBLEU pads the line with a space on each side; only the
-    # period/comma rules can see the padding, and only as a non-digit
-    # neighbour, so it matters on the slow path alone.
-    return _mteval_post(f" {line} ")
+    return _mteval_post(line, pad=True)
 
 
 # --------------------------------------------------------------------------

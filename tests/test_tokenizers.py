@@ -365,7 +365,7 @@ def _always(_line: str) -> bool:
     return True
 
 
-SHORTCUTS_13A = ("_HAS_DIGIT", "_ADJACENT_PERIODS")
+SHORTCUTS_13A = ("_has_digit", "_adjacent_periods")
 SHORTCUTS_INTL_MODULE = ("_HAS_ASTRAL",)
 SHORTCUTS_INTL_RULES = ("has_number", "has_punct", "adjacent_punct")
 

@@ -23,7 +23,7 @@ from bleustream.argtypes import whole_number
 from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row
-from bleustream.ngrams import RefNgrams, hyp_row, reference_ngrams
+from bleustream.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.stats import Stats
 from bleustream.tokenizers import (
     DEFAULT_TOKENIZER,
@@ -348,6 +348,8 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     max_order = settings.max_order
 
     def refs_ngrams(refs: Sequence[str]) -> RefNgrams:
+        if len(refs) == 1:  # the commonest case, with the fewest calls
+            return one_reference(prepare(refs[0]))
         if not refs:
             raise ValueError("a segment needs at least one reference")
         return reference_ngrams([prepare(ref) for ref in refs], max_order)

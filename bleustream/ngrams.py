@@ -12,14 +12,18 @@ which no reference repeats an n-gram (most orders past unigrams) is matched
 without counting the hypothesis: its clipped count is the number of
 distinct hypothesis n-grams the references hold, one C-level set
 intersection.  Elsewhere the hypothesis n-grams are counted: each common
-n-gram matches once, and only the n-grams the references repeat are
-looked at for more (``clipped_with_repeats``, shared with chrF).
+n-gram matches once, and only the n-grams that can match more are looked
+at: against several references those the references repeat
+(``clipped_with_repeats``, shared with chrF), against one those the
+hypothesis repeats, often none.  Past unigrams a single reference's
+n-grams go into a set first, cheaper than counting them, and are counted
+only when the set shows a repeat.
 
 The hot loops run in C: the n-gram tuples come from ``zip``, they are
 counted by the C helper behind ``collections.Counter``, and the common
-n-grams are one set intersection, with no Python call per n-gram.  An n-gram of order n matches only
-if its (n-1)-grams do, so once an order has no match the higher orders are
-not counted at all.
+n-grams are one set intersection, with no Python call per n-gram.  An
+n-gram of order n matches only if its (n-1)-grams do, so once an order has
+no match the higher orders are not counted at all.
 """
 
 from __future__ import annotations
@@ -99,13 +103,18 @@ class RefNgrams(NamedTuple):
     orders: tuple[tuple[Any, dict], ...] | None
 
 
+def one_reference(tokens: list[str]) -> RefNgrams:
+    """A segment's one tokenized reference, prepared for matching."""
+    return RefNgrams((len(tokens),), (tokens,), None)
+
+
 def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
     """A segment's tokenized references, prepared for matching up to ``max_order``."""
     if not refs:
         raise ValueError("a segment needs at least one reference")
-    lens = tuple(map(len, refs))
     if len(refs) == 1:
-        return RefNgrams(lens, refs, None)
+        return one_reference(refs[0])
+    lens = tuple(map(len, refs))
     refs_columns = [[ref] for ref in refs]
     # Per reference: from this order on no n-gram repeats (distinct
     # prefixes make distinct n-grams).
@@ -142,6 +151,28 @@ def reference_ngrams(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
     return RefNgrams(lens, refs, tuple(orders))
 
 
+def _clipped_against(grams: Iterable, size: int, ref_counts: dict) -> int:
+    """The clipped count of the ``size`` n-grams ``grams`` against one
+    reference's counts, some of which are above 1.
+
+    Each common n-gram matches once; only one the hypothesis repeats can
+    match more, so a hypothesis that repeats none is done with one C-level
+    intersection, and otherwise only its own counts are looked at.
+    """
+    counts: dict = {}
+    _count_into(counts, grams)
+    matched = len(counts.keys() & ref_counts.keys())
+    if len(counts) == size:
+        return matched
+    get = ref_counts.get
+    for gram, count in counts.items():
+        if count > 1:
+            ref_count = get(gram, 0)
+            if ref_count > 1:
+                matched += (count if count < ref_count else ref_count) - 1
+    return matched
+
+
 def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
     """The sufficient statistics of one tokenized hypothesis against its
     prepared references, as SacreBLEU's row ``(hyp_len, ref_len, *matches,
@@ -164,16 +195,23 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
                 grams, ref_grams = zip(*columns), zip(*ref_columns)
             if distinct:
                 matched = len(set(ref_grams).intersection(grams))
+            elif n:
+                # Past unigrams a reference seldom repeats an n-gram: a set,
+                # cheaper to make than counts, tells whether it does.
+                ref_set = set(ref_grams)
+                distinct = len(ref_set) == ref_len - n
+                if distinct:
+                    matched = len(ref_set.intersection(grams))
+                else:
+                    matched = _clipped_against(grams, hyp_len - n, ngram_counts(ref_columns))
             else:
                 ref_counts: dict = {}
                 _count_into(ref_counts, ref_grams)
-                if len(ref_counts) == ref_len - n:
-                    distinct = True
+                distinct = len(ref_counts) == ref_len
+                if distinct:
                     matched = len(ref_counts.keys() & grams)
                 else:
-                    counts: dict = {}
-                    _count_into(counts, grams)
-                    matched = clipped_with_repeats(counts, ref_counts, repeated_counts(ref_counts))
+                    matched = _clipped_against(grams, hyp_len, ref_counts)
             if not matched:
                 break
             matches[n] = matched
@@ -193,12 +231,10 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
             if not matched:
                 break
             matches[n] = matched
-    return (
-        hyp_len,
-        ref_len,
-        *matches,
-        *[hyp_len - n if hyp_len > n else 0 for n in range(max_order)],
-    )
+    # The totals: hyp_len - n n-grams of order n + 1, none past the hypothesis.
+    if hyp_len >= max_order:
+        return (hyp_len, ref_len, *matches, *range(hyp_len, hyp_len - max_order, -1))
+    return (hyp_len, ref_len, *matches, *range(hyp_len, 0, -1), *[0] * (max_order - hyp_len))
 
 
 def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:

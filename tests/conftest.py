@@ -17,6 +17,7 @@ a reason that says so.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -109,6 +110,15 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "real_systems(per_set): run a real_system test on the first per_set systems of each set",
     )
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (the default, in pyproject.toml): one worker per CPU this
+    process may run on.  (pytest-xdist's own count is psutil's physical
+    cores, which ignores CPU affinity and can be 1 on a two-CPU machine.)"""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _missing_param() -> list:

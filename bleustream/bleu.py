@@ -76,34 +76,38 @@ DEFAULT_SETTINGS = Settings()
 
 @dataclass
 class BleuScore:
-    """A BLEU score with the parts it is made of."""
+    """A BLEU score with the parts it is made of.
+
+    ``row`` is the statistics it was computed from, in SacreBLEU's layout
+    ``(hyp_len, ref_len, *matches, *totals)``; ``stats`` the same with names.
+    """
 
     score: float
     precisions: tuple[float, ...]
     bp: float
     ratio: float
-    stats: Stats
+    row: Row
 
     @property
-    def row(self) -> Row:
-        return self.stats.row()
+    def stats(self) -> Stats:
+        return Stats.from_row(self.row)
 
     # SacreBLEU's BLEUScore attribute names.
     @property
     def counts(self) -> list[int]:
-        return list(self.stats.matches)
+        return list(self.row[2 : 2 + len(self.precisions)])
 
     @property
     def totals(self) -> list[int]:
-        return list(self.stats.totals)
+        return list(self.row[2 + len(self.precisions) :])
 
     @property
     def sys_len(self) -> int:
-        return self.stats.hyp_len
+        return self.row[0]
 
     @property
     def ref_len(self) -> int:
-        return self.stats.ref_len
+        return self.row[1]
 
 
 def _log(x: float) -> float:
@@ -112,13 +116,19 @@ def _log(x: float) -> float:
 
 def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
     """Corpus (or sentence) BLEU from summed statistics."""
+    return bleu_of_row(stats.row(), settings)
+
+
+def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
+    """BLEU of statistics in SacreBLEU's layout ``(hyp_len, ref_len,
+    *matches, *totals)``: SacreBLEU's ``compute_bleu``, operation for operation."""
     max_order = settings.max_order
-    matches, totals = stats.matches, stats.totals
-    if len(totals) != max_order:
+    if len(row) != 2 + 2 * max_order:
         raise ValueError(
-            f"statistics of max n-gram order {len(totals)} scored with order {max_order}"
+            f"statistics of max n-gram order {(len(row) - 2) // 2} scored with order {max_order}"
         )
-    sys_len, ref_len = stats.hyp_len, stats.ref_len
+    sys_len, ref_len = row[0], row[1]
+    matches, totals = row[2 : 2 + max_order], row[2 + max_order :]
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
@@ -131,9 +141,9 @@ def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuSco
         # then the mean of the logs.
         precisions = list(map(operator.truediv, map(operator.mul, _HUNDREDS, matches), totals))
         score = bp * math.exp(sum(map(math.log, precisions)) / max_order)
-        return BleuScore(score, tuple(precisions), bp, ratio, stats)
+        return BleuScore(score, tuple(precisions), bp, ratio, row)
     if not any(matches):
-        return BleuScore(0.0, (0.0,) * max_order, bp, ratio, stats)
+        return BleuScore(0.0, (0.0,) * max_order, bp, ratio, row)
 
     smooth_value = settings.effective_smooth_value
     add_k = method == "add-k"
@@ -165,7 +175,7 @@ def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuSco
     # math.log where no precision is 0 (all in C); the same numbers as
     # SacreBLEU's my_log either way.
     score = bp * math.exp(sum(map(_log if 0.0 in used else math.log, used)) / eff_order)
-    return BleuScore(score, tuple(precisions), bp, ratio, stats)
+    return BleuScore(score, tuple(precisions), bp, ratio, row)
 
 
 def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
@@ -370,7 +380,7 @@ def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
 
 def score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Corpus BLEU of summed statistics."""
-    return compute_bleu(Stats.from_row(row), settings)
+    return bleu_of_row(tuple(row), settings)
 
 
 def sentence_settings(settings: Settings) -> Settings:
@@ -380,7 +390,7 @@ def sentence_settings(settings: Settings) -> Settings:
 
 def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Sentence BLEU of one segment's statistics, as SacreBLEU's ``sentence_score``."""
-    return compute_bleu(Stats.from_row(row), sentence_settings(settings))
+    return bleu_of_row(tuple(row), sentence_settings(settings))
 
 
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Callable
 
 from bleustream.bleu import SMOOTH_DEFAULTS
@@ -107,13 +107,7 @@ class _Prepared:
         signature = self.signatures.get(nrefs)
         if signature is None:
             signature = self.signatures[nrefs] = _signature_text(self.spec, nrefs)
-        spec = self.spec
-        detail = spec.metric.score(row, spec.settings)
-        return Score(self.label, detail.score, tuple(row), signature, detail, spec.settings)
-
-    @cached_property
-    def label(self) -> str:
-        return self.spec.label
+        return _score(self.spec, row, signature)
 
 
 @lru_cache(maxsize=64)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from bleustream import bleu, chrf, ter
@@ -34,8 +35,10 @@ class Spec:
     def name(self) -> str:
         return self.metric.NAME
 
-    @property
+    @cached_property
     def label(self) -> str:
+        """SacreBLEU's name for the metric with these settings (``chrF2++``),
+        read for every record: made once."""
         return self.metric.label(self.settings)
 
     def zero(self) -> Row:

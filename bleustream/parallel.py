@@ -61,12 +61,57 @@ def available_cores() -> int:
 _worker_scorer: Scorer | None = None
 
 
+def start_method() -> str:
+    """How worker processes start: ``fork`` where that is safe, else
+    ``forkserver``, else ``spawn``.
+
+    A forked worker is ready in milliseconds; the first worker of a fork
+    server waits for a new interpreter to start and import bleustream, a
+    fifth of a second, which is most of what ``-j 2`` costs on a short
+    input.  Forking is safe while this process runs a single thread, since
+    no other thread can then hold a lock that the child would inherit held
+    (the reader thread starts after the workers).  Linux only: elsewhere,
+    system libraries do not promise to work in a child forked without exec.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and "fork" in methods and _single_threaded():
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread (counting those Python did not start)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread, and in the processes and
+    threads it starts meanwhile; one that comes is delivered after."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     # The parent alone answers SIGINT and SIGTERM (with the partial score);
     # a Ctrl-C sent to the whole process group must not kill the workers
     # mid-batch first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # held while the parent started this worker
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
     global _worker_scorer
     _worker_scorer = Scorer(specs, systems)
 
@@ -201,20 +246,21 @@ class ParallelCounter:
     ) -> None:
         """``summed``: the run needs only sums, so workers add each batch up
         (see ``Summed``) and each batch comes back as one pair."""
-        methods = multiprocessing.get_all_start_methods()
-        # forkserver (or spawn) rather than fork: the reader thread may hold
-        # a lock of a stream at the moment a worker would be forked.
-        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.jobs = jobs
         self.summed = summed
         self._executor = ProcessPoolExecutor(
             max_workers=jobs,
-            mp_context=context,
+            mp_context=multiprocessing.get_context(start_method()),
             initializer=_init_worker,
             initargs=(specs, systems),
         )
         self._feeder: _Feeder | None = None
         self._broken = False
+        # The first task starts every worker: now, before the reader thread
+        # exists, and with SIGINT and SIGTERM held back until each worker
+        # has set its own handlers (a forked worker starts with the parent's).
+        with _interrupts_held():
+            self._send(os.getpid)
 
     @property
     def reading(self) -> bool:

@@ -22,6 +22,7 @@ import re
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -447,8 +448,9 @@ def _children(pid: int) -> list[int]:
 def _worker_pids(pid: int) -> list[int]:
     """The worker processes of a bleustream process.
 
-    Workers are forked by a fork server, a child of bleustream (besides the
-    resource tracker); with the spawn method they would be its children.
+    Workers are forked by bleustream itself, or, when it ran more than one
+    thread, by a fork server, a child of bleustream (besides the resource
+    tracker); with the spawn method they would be its children.
     """
     children = _children(pid)
     grandchildren = [g for c in children for g in _children(c)]
@@ -485,3 +487,34 @@ def test_a_worker_killed_mid_run_is_status_71_and_no_score(inputs: Inputs) -> No
     assert all(r["type"] == "segment" for r in records)
     assert [r["line"] for r in records] == list(range(1, len(records) + 1))
     assert 600 <= len(records) < GENERATED
+
+
+_START_METHOD = "from bleustream.parallel import start_method; print(start_method())"
+_ANOTHER_THREAD = (
+    "import threading, time; threading.Thread(target=time.sleep, args=(30,), daemon=True).start(); "
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork is chosen on Linux only")
+def test_workers_are_forked_only_from_a_single_thread() -> None:
+    def method(code: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert method(_START_METHOD) == "fork"
+    assert method(_ANOTHER_THREAD + _START_METHOD) == "forkserver"
+
+
+def test_forked_workers_draw_no_warning(inputs: Inputs) -> None:
+    """Python 3.12 and later warn when a process with several threads forks."""
+    env = {**os.environ, "PYTHONWARNINGS": "error"}
+    for args in (["-f", "json"], ["-sl", "-f", "json"]):
+        data = inputs.path("paste.tsv").read_bytes()
+        one = subprocess.run([*COMMAND, *args], input=data, capture_output=True, timeout=TIMEOUT)
+        many = subprocess.run(
+            [*COMMAND, *args, "-j", "2"], input=data, capture_output=True, env=env, timeout=TIMEOUT
+        )
+        assert (many.returncode, many.stdout, many.stderr) == (0, one.stdout, b"")

@@ -391,9 +391,8 @@ def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) ->
     factor = beta**2
     avg_prec, avg_rec = 0.0, 0.0
 
-    for i in range(order):
-        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
-
+    triplets = iter(stats)
+    for n_hyp, n_ref, n_match in zip(triplets, triplets, triplets):
         prec = n_match / n_hyp if n_hyp > 0 else eps
         rec = n_match / n_ref if n_ref > 0 else eps
 

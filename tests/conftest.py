@@ -17,7 +17,6 @@ a reason that says so.
 from __future__ import annotations
 
 import json
-import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
+from bleustream.parallel import available_cores
 
 REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
 REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"
@@ -115,10 +116,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the default, in pyproject.toml): one worker per CPU this
     process may run on.  (pytest-xdist's own count is psutil's physical
-    cores, which ignores CPU affinity and can be 1 on a two-CPU machine.)"""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    cores, which ignores CPU affinity and can be 1 on a two-CPU machine.)
+    The count is ``-j 0``'s."""
+    return available_cores()
 
 
 def _missing_param() -> list:

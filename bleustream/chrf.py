@@ -25,17 +25,16 @@ runs per n-gram:
 * the n-grams of order n are those of order n-1 with the next item
   appended, by ``map`` (one string concatenation per character n-gram);
 * a reference's n-grams are counted by the C helper behind ``Counter``
-  into plain dicts, but only while some n-gram repeats: once the n-grams
-  of an order are distinct, so are those of every higher order (distinct
-  prefixes), and they are kept as a set;
-* the clipped match count needs no counting of the hypothesis where the
-  reference has no repeated n-gram: it is the number of distinct
-  hypothesis n-grams the reference holds (``set.intersection``, C level),
-  and likewise where only the reference repeats some; only where both
-  repeat are the hypothesis n-grams counted, and then each common n-gram
-  matches once (one C-level intersection of the keys) and only the few
-  n-grams the reference repeats are looked at for more (see
-  ``ngrams.clipped_with_repeats``);
+  into plain dicts, but only where that is needed to find the n-grams that
+  repeat: characters and character pairs in full; above them only the
+  n-grams whose prefix repeats, since an n-gram that occurs twice has a
+  prefix that occurs twice (and once an order has no repeat, no higher
+  order has one);
+* each n-gram both sides hold matches once, a count taken by one C-level
+  set intersection; only the few n-grams the reference repeats can match
+  more, and only those are counted in the hypothesis (``filter``, C level),
+  unless they are most of the reference (characters nearly all repeat):
+  then the hypothesis's are all counted, once for every reference;
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there
@@ -50,16 +49,17 @@ from __future__ import annotations
 import argparse
 import collections
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import compress
 from typing import Any, Callable
 
 from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row, option_values
-from bleustream.ngrams import clipped_with_repeats, repeated_counts
+from bleustream.ngrams import repeated_counts
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -226,11 +226,18 @@ def row_size(settings: Settings) -> int:
 # Counting
 # ----------------------------------------------------------------------------
 
-# One order of a reference: its n-grams, their total, and the
-# n-grams that repeat with their counts (empty when none does).  The n-grams
-# are a dict of counts, or a set once they are distinct.
-OrderGrams = tuple[Any, int, dict]
+# One order of a reference: what it shares with some n-grams (the set of the
+# distinct ones among them), its total, the n-grams that occur more than once
+# with their counts (empty when none does), and whether those occurrences
+# are most of the total.
+OrderGrams = tuple[Callable[[Iterable[Any]], set], int, dict, bool]
 _NONE_REPEATED: dict = {}  # shared, never changed
+_NO_GRAMS: frozenset = frozenset()
+# Orders counted in full in a reference (see _prepared_orders).  Nearly every
+# character of a sentence repeats, so nearly every character pair has a
+# repeated prefix and looking only at those would save nothing; few words do.
+_COUNTED_CHAR_ORDERS = 2
+_COUNTED_WORD_ORDERS = 1
 # One reference: its character orders, then its word orders.
 PreparedRef = tuple[tuple[OrderGrams, ...], tuple[OrderGrams, ...]]
 # Appends one item to each n-gram, making the n-grams of the next order:
@@ -238,7 +245,7 @@ PreparedRef = tuple[tuple[OrderGrams, ...], tuple[OrderGrams, ...]]
 # joins words with a space; words hold no white space, so both are
 # one-to-one).
 Extend = Callable[[Any, Sequence[Any]], Iterator[Any]]
-_EXTEND_CHARS: Extend = partial(map, operator.add)
+_EXTEND_CHARS: Extend = partial(map, operator.concat)
 _EXTEND_WORDS: Extend = zip
 
 
@@ -263,29 +270,53 @@ def split_words(line: str) -> list[str]:
     return out
 
 
-def _prepared_orders(items: Sequence[Any], extend: Extend, orders: int) -> tuple[OrderGrams, ...]:
-    """A reference's n-grams of orders 1..``orders``: counted while some n-gram
-    repeats, then (distinct prefixes make distinct n-grams) just a set."""
+def _prepared_orders(
+    items: Sequence[Any], extend: Extend, orders: int, counted_orders: int
+) -> tuple[OrderGrams, ...]:
+    """A reference's n-grams of orders 1..``orders``, with those that repeat.
+
+    Orders up to ``counted_orders`` are counted in full.  Above them only
+    n-grams whose prefix (first n-1 items) repeats are: an n-gram that
+    occurs twice has a prefix that occurs twice.  Once an order has no
+    repeat, no higher order has one.
+    """
     out: list[OrderGrams] = []
     grams: Any = items
-    distinct = False
+    repeated: dict = {}
     for n in range(1, orders + 1):
         total = len(items) - n + 1
         if total <= 0:
-            out.append(((), 0, _NONE_REPEATED))
+            out.append((_NO_GRAMS.intersection, 0, _NONE_REPEATED, False))
             continue
+        prefixes = grams
         if n > 1:
             grams = list(extend(grams, items[n - 1 :]))
-        if distinct:
-            out.append((set(grams), total, _NONE_REPEATED))
-            continue
-        counts: dict = {}
-        _count_into(counts, grams)
-        distinct = len(counts) == total
-        if distinct:
-            out.append((set(counts), total, _NONE_REPEATED))
+            if not repeated:
+                out.append((set(grams).intersection, total, _NONE_REPEATED, False))
+                continue
+        if n <= counted_orders:
+            counts: dict = {}
+            _count_into(counts, grams)
+            if len(counts) == total:
+                repeated = _NONE_REPEATED
+                out.append((set(counts).intersection, total, repeated, False))
+                continue
+            common: Callable[[Iterable[Any]], set] = counts.keys().__and__
+            repeated = repeated_counts(counts)
+            # Every occurrence past the first of a distinct n-gram, and the firsts.
+            occurrences = total - len(counts) + len(repeated)
         else:
-            out.append((counts, total, repeated_counts(counts)))
+            keys = set(grams)
+            common = keys.intersection
+            if len(keys) == total:
+                repeated = _NONE_REPEATED
+                out.append((common, total, repeated, False))
+                continue
+            counts = {}
+            _count_into(counts, compress(grams, map(repeated.__contains__, prefixes)))
+            repeated = repeated_counts(counts)
+            occurrences = sum(repeated.values())
+        out.append((common, total, repeated, 2 * occurrences > total))
     return tuple(out)
 
 
@@ -298,10 +329,11 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Prepared
         if lowercase:
             ref = ref.lower()
         chars = ref if whitespace else "".join(ref.split())
-        char_part = _prepared_orders(chars, _EXTEND_CHARS, char_order)
+        char_part = _prepared_orders(chars, _EXTEND_CHARS, char_order, _COUNTED_CHAR_ORDERS)
         word_part: tuple[OrderGrams, ...] = ()
         if word_order:
-            word_part = _prepared_orders(split_words(ref), _EXTEND_WORDS, word_order)
+            words = split_words(ref)
+            word_part = _prepared_orders(words, _EXTEND_WORDS, word_order, _COUNTED_WORD_ORDERS)
         return char_part, word_part
 
     def prepare(refs: Sequence[str]) -> tuple[PreparedRef, ...]:
@@ -314,18 +346,15 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Prepared
 
 class _HypGrams:
     """The n-grams of one hypothesis, made order by order as references ask,
-    once however many references there are; counted only where needed."""
+    once however many references there are."""
 
-    __slots__ = ("_counts", "_distinct_from", "_extend", "_grams", "_items")
+    __slots__ = ("_counts", "_extend", "_grams", "_items")
 
     def __init__(self, items: Sequence[Any], extend: Extend) -> None:
         self._items = items
         self._extend = extend
         self._grams: list[Any] = [items]  # order n at [n - 1]
         self._counts: dict[int, dict] = {}
-        # The lowest order known to have no repeated n-gram (distinct
-        # prefixes make distinct n-grams, so every higher order has none).
-        self._distinct_from = len(items) + 1
 
     def grams(self, n: int) -> Any:
         """The n-grams of order ``n``, in order."""
@@ -335,29 +364,42 @@ class _HypGrams:
             grams.append(list(self._extend(grams[-1], self._items[made:])))
         return grams[n - 1]
 
-    def counts(self, n: int) -> dict | None:
-        """The n-grams of order ``n`` counted, or None when none repeats."""
-        if n >= self._distinct_from:
-            return None
+    def counts(self, n: int) -> dict:
+        """The n-grams of order ``n`` counted."""
         counts = self._counts.get(n)
         if counts is None:
-            grams = self.grams(n)
             counts = self._counts[n] = {}
-            _count_into(counts, grams)
-            if len(counts) == len(grams):
-                self._distinct_from = n
-                return None
+            _count_into(counts, self.grams(n))
         return counts
 
     def clipped(self, n: int, ref_order: OrderGrams) -> int:
-        """The sum over n-grams of order ``n`` of the smaller of the two counts."""
-        ref, _, ref_repeated = ref_order
-        if not ref_repeated:  # each common n-gram matches once
-            return len(ref.intersection(self.grams(n)))
-        counts = self.counts(n)
-        if counts is None:
-            return len(ref.keys() & self.grams(n))
-        return clipped_with_repeats(counts, ref, ref_repeated)
+        """The sum over n-grams of order ``n`` of the smaller of the two counts.
+
+        Each n-gram both hold matches once (a C-level intersection); only
+        one the reference repeats can match more, so only those are counted,
+        or all of them where the reference's repeats are most of it.
+        """
+        common, _, ref_repeated, mostly_repeated = ref_order
+        if not ref_repeated:
+            return len(common(self.grams(n)))
+        if mostly_repeated:
+            counts = self.counts(n)
+            matched = len(common(counts.keys()))
+            get = counts.get
+            for gram, ref_count in ref_repeated.items():
+                count = get(gram, 0)
+                if count > 1:
+                    matched += (count if count < ref_count else ref_count) - 1
+            return matched
+        grams = self.grams(n)
+        matched = len(common(grams))
+        repeats: dict = {}
+        _count_into(repeats, filter(ref_repeated.__contains__, grams))
+        for gram, count in repeats.items():
+            if count > 1:
+                ref_count = ref_repeated[gram]
+                matched += (count if count < ref_count else ref_count) - 1
+        return matched
 
 
 def _order_stats(

@@ -14,7 +14,7 @@ distinct hypothesis n-grams the references hold, one C-level set
 intersection.  Elsewhere the hypothesis n-grams are counted: each common
 n-gram matches once, and only the n-grams that can match more are looked
 at: against several references those the references repeat
-(``clipped_with_repeats``, shared with chrF), against one those the
+(``clipped_with_repeats``), against one those the
 hypothesis repeats, often none.  Past unigrams a single reference's
 n-grams go into a set first, cheaper than counting them, and are counted
 only when the set shows a repeat.

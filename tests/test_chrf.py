@@ -10,6 +10,7 @@ aggregation of its own statistics (to the bit), sentence scores with
 from __future__ import annotations
 
 import argparse
+import collections
 import math
 import random
 import sys
@@ -270,6 +271,69 @@ def test_prepared_references_are_shared_and_not_changed() -> None:
     prepared = prepare(refs)
     hyps = ["the cat", "on the mat the cat sat", "", "the the the", "the cat"]
     assert [count(h, prepared) for h in hyps] == [count(h, prepare(refs)) for h in hyps]
+
+
+def _plain_orders(items: Sequence[Any], orders: int) -> list[tuple[list, dict]]:
+    """Each order's n-grams, and those occurring more than once with their
+    counts, by the plain rule (a slice per n-gram, then a Counter)."""
+    out = []
+    for n in range(1, orders + 1):
+        grams = [tuple(items[i : i + n]) for i in range(len(items) - n + 1)]
+        counts = collections.Counter(grams)
+        out.append((grams, {g: c for g, c in counts.items() if c > 1}))
+    return out
+
+
+@pytest.mark.parametrize("alphabet", ["ab", "ab a", "abc", "aab b", "the cat sat on"])
+def test_reference_repeats_are_those_of_the_plain_rule(alphabet: str) -> None:
+    """Above the orders counted in full, only n-grams whose prefix repeats
+    are counted: every order's repeated n-grams and counts, its distinct
+    n-grams and its "mostly repeated" flag must still be the plain rule's,
+    for characters and for words, on text that repeats at every order."""
+    rng = random.Random(alphabet)
+    settings = Settings(char_order=9, word_order=4, whitespace=True)
+    prepare = chrf.prepare_refs(settings)
+    for _ in range(150):
+        ref = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        ((char_part, word_part),) = prepare([ref])
+        for items, part, join in (
+            (ref, char_part, "".join),
+            (chrf.split_words(ref), word_part, None),
+        ):
+            plain = _plain_orders(items, len(part))
+            for n, ((common, total, repeated, mostly), (grams, plain_repeated)) in enumerate(
+                zip(part, plain), 1
+            ):
+                flat = {_flat(g, join): c for g, c in repeated.items()}
+                assert flat == plain_repeated, (ref, n)
+                assert total == len(grams), (ref, n)
+                assert mostly == (2 * sum(plain_repeated.values()) > len(grams)), (ref, n)
+                ours = {_flat(g, join) for g in common(_ours_grams(items, n, join))}
+                assert ours == set(grams), (ref, n)
+
+
+def _flat(gram: Any, join: Any) -> tuple:
+    """An n-gram as prepared (a string, or nested pairs of words) as a tuple."""
+    if join is not None:
+        return tuple(gram)
+    out: list[str] = []
+    while isinstance(gram, tuple):
+        gram, last = gram
+        out.append(last)
+    out.append(gram)
+    return tuple(reversed(out))
+
+
+def _ours_grams(items: Sequence[Any], n: int, join: Any) -> list:
+    """Every n-gram of ``items`` in the prepared form, to query ``common`` with."""
+    grams: list = list(items)
+    for k in range(1, n):
+        grams = (
+            list(zip(grams, items[k:]))
+            if join is None
+            else list(map(str.__add__, grams, items[k:]))
+        )
+    return grams
 
 
 def test_a_segment_needs_a_reference() -> None:

@@ -346,13 +346,19 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Prepared
 
 class _HypGrams:
     """The n-grams of one hypothesis, made order by order as references ask,
-    once however many references there are."""
+    once however many references there are.
 
-    __slots__ = ("_counts", "_extend", "_grams", "_items")
+    Against several references (``shared``), an order that some reference
+    repeats in is counted in full, once for all of them; against one, only
+    the n-grams the reference repeats are counted.
+    """
 
-    def __init__(self, items: Sequence[Any], extend: Extend) -> None:
+    __slots__ = ("_counts", "_extend", "_grams", "_items", "_shared")
+
+    def __init__(self, items: Sequence[Any], extend: Extend, shared: bool) -> None:
         self._items = items
         self._extend = extend
+        self._shared = shared
         self._grams: list[Any] = [items]  # order n at [n - 1]
         self._counts: dict[int, dict] = {}
 
@@ -377,12 +383,13 @@ class _HypGrams:
 
         Each n-gram both hold matches once (a C-level intersection); only
         one the reference repeats can match more, so only those are counted,
-        or all of them where the reference's repeats are most of it.
+        or all of them where the reference's repeats are most of it, or
+        where the counts serve several references.
         """
         common, _, ref_repeated, mostly_repeated = ref_order
         if not ref_repeated:
             return len(common(self.grams(n)))
-        if mostly_repeated:
+        if mostly_repeated or self._shared:
             counts = self.counts(n)
             matched = len(common(counts.keys()))
             get = counts.get
@@ -475,8 +482,9 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
             hyp = hyp.lower()
         chars = hyp if whitespace else "".join(hyp.split())
         words: list[str] = split_words(hyp) if word_order else []
-        hyp_chars = _HypGrams(chars, _EXTEND_CHARS)
-        hyp_words = _HypGrams(words, _EXTEND_WORDS)
+        shared = len(refs) > 1
+        hyp_chars = _HypGrams(chars, _EXTEND_CHARS, shared)
+        hyp_words = _HypGrams(words, _EXTEND_WORDS, shared)
         if len(refs) == 1:
             (ref_chars, ref_words), stats = refs[0], []
             _order_stats(stats, len(chars), hyp_chars, ref_chars)

@@ -53,6 +53,7 @@ as much to build.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -62,7 +63,7 @@ Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
 
 def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
     """Element-wise sum of two rows of the same metric."""
-    return tuple([x + y for x, y in zip(a, b)])
+    return tuple(map(operator.add, a, b))
 
 
 @dataclass(frozen=True)

@@ -278,7 +278,7 @@ def _lockstep(
         if hyp is None or None in texts:
             continue
         if num_refs == 1:
-            yield Segment(hyp.rstrip(), [t.rstrip() for t in texts if t is not None], hyps.line)
+            yield Segment(hyp.rstrip(), list(map(str.rstrip, texts)), hyps.line)  # type: ignore[arg-type]
             continue
         fields = split_references(texts[0], num_refs)  # type: ignore[arg-type]
         if len(fields) != num_refs:

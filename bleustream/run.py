@@ -18,6 +18,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, NamedTuple, TextIO
 
 from bleustream.blocks import Block, identity_of, line_blocks, open_span, same_files
@@ -581,7 +582,7 @@ def run(
             else:  # the workers read the files: an item here is a block
                 pairs = _summed_blocks(counter, blocks, policy)
         else:
-            pairs = ((item, None) for item in items)
+            pairs = zip(items, repeat(None))
         for item, counted in pairs:
             if counted is not None and isinstance(counted, InputError):
                 raise InputError(counted.message, input_name(options), item.line)
@@ -597,7 +598,7 @@ def run(
             if state.nrefs is None:
                 state.nrefs = len(item.refs)
                 ctx = context()
-            before = scorer.segments
+            before = scorer.segments if every else 0
             rows = counted or item.rows or _count(scorer, item, options)
             scorer.accumulate(rows, item.segments)
             if store is not None:

@@ -82,7 +82,11 @@ class Scorer:
             raise ValueError(f"expected {len(self.totals)} hypotheses, got {len(hyps)}")
         if not refs:
             raise ValueError("a segment needs at least one reference")
-        prepared = [prepare(refs) for prepare in self._prepare]
+        # Plain loops: this runs once per segment, and in Python < 3.12 each
+        # comprehension builds a function.
+        prepared = []
+        for prepare in self._prepare:
+            prepared.append(prepare(refs))
         # Systems often agree on a segment: a hypothesis another system
         # already gave is counted once (counting is a pure function).
         done: dict[str, tuple[Row, ...]] = {}
@@ -90,7 +94,10 @@ class Scorer:
         for hyp in hyps:
             rows = done.get(hyp)
             if rows is None:
-                rows = done[hyp] = tuple([count(hyp, p) for count, p in zip(self._count, prepared)])
+                counted = []
+                for count, p in zip(self._count, prepared):
+                    counted.append(count(hyp, p))
+                rows = done[hyp] = tuple(counted)
             out.append(rows)
         return out
 
@@ -99,12 +106,10 @@ class Scorer:
         # One rebinding (not in-place updates) keeps the totals whole if a
         # signal handler raises mid-update: they hold the rows entirely or
         # not at all.
-        self.totals = tuple(
-            Totals(
-                tuple(add_rows(t, r) for t, r in zip(total.rows, row)), total.segments + segments
-            )
-            for total, row in zip(self.totals, rows)
-        )
+        totals = []
+        for total, row in zip(self.totals, rows):
+            totals.append(Totals(tuple(map(add_rows, total.rows, row)), total.segments + segments))
+        self.totals = tuple(totals)
 
     def accumulate_parts(self, parts: Sequence[Sequence[tuple[str, Any]]], segments: int) -> None:
         """Adds a batch summed elsewhere: per system and metric, ``("sum", row)``

@@ -344,21 +344,63 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[Prepared
     return prepare
 
 
-class _HypGrams:
-    """The n-grams of one hypothesis, made order by order as references ask,
-    once however many references there are.
+def _one_reference_stats(
+    out: list[int], items: Sequence[Any], extend: Extend, ref_orders: tuple[OrderGrams, ...]
+) -> None:
+    """Appends the ``(hyp, ref, match)`` triplets of one kind of n-gram to
+    ``out``: a hypothesis against one reference, its n-grams made order by
+    order while they can still match.
 
-    Against several references (``shared``), an order that some reference
-    repeats in is counted in full, once for all of them; against one, only
-    the n-grams the reference repeats are counted.
+    Each n-gram both hold matches once (a C-level intersection); only one
+    the reference repeats can match more, so only those are counted in the
+    hypothesis, or all of its n-grams where the reference's repeats are most
+    of the reference.
     """
+    grams: Any = items
+    hyp_len = len(items)
+    alive = True  # may order n still match (did order n-1)?
+    for n, (common, ref_total, ref_repeated, mostly_repeated) in enumerate(ref_orders, 1):
+        hyp_total = hyp_len - n + 1 if hyp_len >= n else 0
+        if not (alive and hyp_total and ref_total):
+            alive = False
+            # SacreBLEU counts no hypothesis n-grams against a reference without any.
+            out += (hyp_total if ref_total else 0, ref_total, 0)
+            continue
+        if n > 1:
+            grams = list(extend(grams, items[n - 1 :]))
+        if not ref_repeated:
+            match = len(common(grams))
+        elif mostly_repeated:
+            counts: dict = {}
+            _count_into(counts, grams)
+            match = len(common(counts.keys()))
+            get = counts.get
+            for gram, ref_count in ref_repeated.items():
+                count = get(gram, 0)
+                if count > 1:
+                    match += (count if count < ref_count else ref_count) - 1
+        else:
+            match = len(common(grams))
+            repeats: dict = {}
+            _count_into(repeats, filter(ref_repeated.__contains__, grams))
+            for gram, count in repeats.items():
+                if count > 1:
+                    ref_count = ref_repeated[gram]
+                    match += (count if count < ref_count else ref_count) - 1
+        alive = match > 0
+        out += (hyp_total, ref_total, match)
 
-    __slots__ = ("_counts", "_extend", "_grams", "_items", "_shared")
 
-    def __init__(self, items: Sequence[Any], extend: Extend, shared: bool) -> None:
+class _HypGrams:
+    """The n-grams of one hypothesis against several references, made order
+    by order as they ask, and counted where one of them repeats an n-gram:
+    once, however many references there are."""
+
+    __slots__ = ("_counts", "_extend", "_grams", "_items")
+
+    def __init__(self, items: Sequence[Any], extend: Extend) -> None:
         self._items = items
         self._extend = extend
-        self._shared = shared
         self._grams: list[Any] = [items]  # order n at [n - 1]
         self._counts: dict[int, dict] = {}
 
@@ -379,32 +421,18 @@ class _HypGrams:
         return counts
 
     def clipped(self, n: int, ref_order: OrderGrams) -> int:
-        """The sum over n-grams of order ``n`` of the smaller of the two counts.
-
-        Each n-gram both hold matches once (a C-level intersection); only
-        one the reference repeats can match more, so only those are counted,
-        or all of them where the reference's repeats are most of it, or
-        where the counts serve several references.
-        """
-        common, _, ref_repeated, mostly_repeated = ref_order
+        """The sum over n-grams of order ``n`` of the smaller of the two counts:
+        each n-gram both hold matches once, one the reference repeats up to
+        the smaller count."""
+        common, _, ref_repeated, _ = ref_order
         if not ref_repeated:
             return len(common(self.grams(n)))
-        if mostly_repeated or self._shared:
-            counts = self.counts(n)
-            matched = len(common(counts.keys()))
-            get = counts.get
-            for gram, ref_count in ref_repeated.items():
-                count = get(gram, 0)
-                if count > 1:
-                    matched += (count if count < ref_count else ref_count) - 1
-            return matched
-        grams = self.grams(n)
-        matched = len(common(grams))
-        repeats: dict = {}
-        _count_into(repeats, filter(ref_repeated.__contains__, grams))
-        for gram, count in repeats.items():
+        counts = self.counts(n)
+        matched = len(common(counts.keys()))
+        get = counts.get
+        for gram, ref_count in ref_repeated.items():
+            count = get(gram, 0)
             if count > 1:
-                ref_count = ref_repeated[gram]
                 matched += (count if count < ref_count else ref_count) - 1
         return matched
 
@@ -482,15 +510,14 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
             hyp = hyp.lower()
         chars = hyp if whitespace else "".join(hyp.split())
         words: list[str] = split_words(hyp) if word_order else []
-        shared = len(refs) > 1
-        hyp_chars = _HypGrams(chars, _EXTEND_CHARS, shared)
-        hyp_words = _HypGrams(words, _EXTEND_WORDS, shared)
         if len(refs) == 1:
             (ref_chars, ref_words), stats = refs[0], []
-            _order_stats(stats, len(chars), hyp_chars, ref_chars)
+            _one_reference_stats(stats, chars, _EXTEND_CHARS, ref_chars)
             if word_order:
-                _order_stats(stats, len(words), hyp_words, ref_words)
+                _one_reference_stats(stats, words, _EXTEND_WORDS, ref_words)
             return tuple(stats)
+        hyp_chars = _HypGrams(chars, _EXTEND_CHARS)
+        hyp_words = _HypGrams(words, _EXTEND_WORDS)
         best: list[int] = []
         best_f = -1.0
         for ref_chars, ref_words in refs:

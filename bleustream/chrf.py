@@ -32,9 +32,10 @@ runs per n-gram:
   order has one);
 * each n-gram both sides hold matches once, a count taken by one C-level
   set intersection; only the few n-grams the reference repeats can match
-  more, and only those are counted in the hypothesis (``filter``, C level),
-  unless they are most of the reference (characters nearly all repeat):
-  then the hypothesis's are all counted, once for every reference;
+  more.  Against one reference only those are counted in the hypothesis
+  (``filter``, C level), unless they are most of the reference (characters
+  nearly all repeat) and all are; against several, an order that any of
+  them repeats in is counted in full once, for all of them;
 * an n-gram can only match if its prefix of order n-1 does, so once an
   order has no match the higher orders are not built at all;
 * the hypothesis n-grams are built once, however many references there

@@ -63,7 +63,9 @@ Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
 
 def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
     """Element-wise sum of two rows of the same metric."""
-    return tuple(map(operator.add, a, b))
+    # Through a list: a tuple made straight from an iterator of unknown
+    # length is allocated at a guessed size and resized, once per segment.
+    return tuple(list(map(operator.add, a, b)))
 
 
 @dataclass(frozen=True)

@@ -364,9 +364,11 @@ class ParallelCounter:
                 return
 
     def close(self) -> None:
-        # After a worker died, the pool's manager thread closes its wake-up
-        # pipe while it winds down, and on Python 3.11 and older
-        # concurrent.futures' exit hook can write to that pipe as it closes
-        # (an EBADF traceback after the one line of the error): wait for the
-        # thread, which ends once it has shut the workers down.
-        self._executor.shutdown(wait=self._broken or not self.reading, cancel_futures=True)
+        # The pool's manager thread closes its wake-up pipe as it winds down,
+        # and on Python 3.11 and older concurrent.futures' exit hook can write
+        # to that pipe as it closes (an EBADF traceback after the last line
+        # of output: after a worker died, or after SIGTERM while the reader
+        # thread was still in the input).  Wait for the thread here, which
+        # ends once it has shut the workers down: the exit hook would wait
+        # for it all the same, but after the race.
+        self._executor.shutdown(wait=True, cancel_futures=True)

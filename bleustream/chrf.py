@@ -60,7 +60,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
 from bleustream.metric import Option, Row, option_values
-from bleustream.ngrams import repeated_counts
+from bleustream.ngrams import matches_past_once, repeated_counts
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -374,12 +374,7 @@ def _one_reference_stats(
         elif mostly_repeated:
             counts: dict = {}
             _count_into(counts, grams)
-            match = len(common(counts.keys()))
-            get = counts.get
-            for gram, ref_count in ref_repeated.items():
-                count = get(gram, 0)
-                if count > 1:
-                    match += (count if count < ref_count else ref_count) - 1
+            match = len(common(counts.keys())) + matches_past_once(counts, ref_repeated)
         else:
             match = len(common(grams))
             repeats: dict = {}
@@ -429,13 +424,7 @@ class _HypGrams:
         if not ref_repeated:
             return len(common(self.grams(n)))
         counts = self.counts(n)
-        matched = len(common(counts.keys()))
-        get = counts.get
-        for gram, ref_count in ref_repeated.items():
-            count = get(gram, 0)
-            if count > 1:
-                matched += (count if count < ref_count else ref_count) - 1
-        return matched
+        return len(common(counts.keys())) + matches_past_once(counts, ref_repeated)
 
 
 def _order_stats(

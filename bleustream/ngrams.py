@@ -76,7 +76,14 @@ def clipped_with_repeats(hyp_counts: dict, ref_counts: Any, ref_repeated: dict) 
     only an n-gram that both sides repeat can match more, up to the smaller
     count, and the reference repeats few.  ``ref_counts`` only needs keys.
     """
-    matched = len(hyp_counts.keys() & ref_counts.keys())
+    return len(hyp_counts.keys() & ref_counts.keys()) + matches_past_once(hyp_counts, ref_repeated)
+
+
+def matches_past_once(hyp_counts: dict, ref_repeated: dict) -> int:
+    """What the n-grams the reference repeats (``ref_repeated``, with their
+    counts) match beyond once each: the smaller count less one, where the
+    hypothesis repeats them too."""
+    matched = 0
     get = hyp_counts.get
     for gram, ref_count in ref_repeated.items():
         count = get(gram, 0)

@@ -26,8 +26,10 @@ import pytest
 from bleustream import blocks
 from bleustream.api import spec
 from bleustream.blocks import identity_of, line_blocks, same_files
+from bleustream.items import text_items
 from bleustream.readers import BadLinePolicy
-from bleustream.run import RunOptions, _block_tasks, text_items
+from bleustream.run_options import RunOptions
+from bleustream.worker_blocks import block_tasks
 from tests.adversarial import Adversary
 from tests.test_parallel import TIMEOUT, _clean, _finish, _start, _write_lines, same_with_jobs
 
@@ -45,22 +47,22 @@ import os
 import signal
 import sys
 
-from bleustream import blocks, run
+from bleustream import blocks, worker_blocks
 
 blocks.BLOCK_LINES = int(os.environ["BLOCK_LINES"])
 blocks.READ_SIZE = int(os.environ["READ_SIZE"])
 DIE_AT_LINE = int(os.environ.get("DIE_AT_LINE", "0"))
-_count_block = run._count_block
+count_block = worker_blocks.count_block
 
 
 def dying_count_block(task):
     if task.block.before <= DIE_AT_LINE < task.block.before + blocks.BLOCK_LINES:
         os.kill(os.getpid(), signal.SIGKILL)
-    return _count_block(task)
+    return count_block(task)
 
 
 if DIE_AT_LINE:
-    run._count_block = dying_count_block
+    worker_blocks.count_block = dying_count_block
 
 if __name__ == "__main__":
     from bleustream.cli import main
@@ -239,7 +241,7 @@ def test_which_runs_read_in_blocks(
     with open(corpus / "hyp", "rb") as stdin:
         _, sources = text_items(options, stdin, policy)
         try:
-            tasks = _block_tasks(options, sources, _Here())  # type: ignore[arg-type]
+            tasks = block_tasks(options, sources, _Here())  # type: ignore[arg-type]
             assert (tasks is not None) == in_blocks
             if tasks is not None:
                 assert len(list(tasks)) == -(-SEGMENTS // blocks.BLOCK_LINES)

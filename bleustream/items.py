@@ -1,0 +1,323 @@
+"""The units of input a run scores: text segments of every system, or
+statistics read back.
+
+Text comes as paste lines, REF files read in lockstep with the hypotheses
+(one file per system, read in step), or a translation system's log; it
+becomes one ``Item`` per segment, holding every system's hypothesis and the
+segment's references.  Statistics records (``--input-format stats``) become
+items that carry their rows, from shards added up in turn or from several
+systems' per-segment records read in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, NamedTuple
+
+from bleustream.errors import BleustreamError, InputError, UsageError
+from bleustream.logs import LOG_FORMATS, check_usage, log_segments
+from bleustream.metrics import Spec
+from bleustream.readers import (
+    STDIN_NAME,
+    BadLinePolicy,
+    LineSource,
+    Segment,
+    check_encoding,
+    lockstep_segments,
+    open_source,
+    paste_segments,
+)
+from bleustream.run_options import RunOptions
+from bleustream.scorer import Rows, Scorer
+from bleustream.statsio import Chunk, Layout, in_turns, read_stats, specs_of
+
+
+class Item(NamedTuple):
+    """One unit of input: a segment's text to score, or statistics read back."""
+
+    hyps: tuple[str, ...]  # one per system; empty for statistics
+    refs: Sequence[str]
+    rows: Rows | None  # statistics read back (per system, per metric)
+    segments: int  # segments covered (more than 1 for a corpus chunk)
+    line: int
+    id: str | None
+    is_segment: bool  # a segment record can be written for it
+    skipped: int = 0  # bad lines skipped before it was read
+
+
+def open_all(
+    paths: Sequence[str], stdin: BinaryIO | None, options: RunOptions, policy: BadLinePolicy
+) -> list[LineSource]:
+    """Opens every path (``-``: ``stdin``) as the options say; all or none."""
+    encoding = check_encoding(options.encoding)
+    sources: list[LineSource] = []
+    try:
+        for path in paths:
+            sources.append(open_source(path, stdin, encoding, options.encoding_errors, policy))
+    except BleustreamError:
+        for source in sources:
+            source.close()
+        raise
+    return sources
+
+
+def check_stdin(options: RunOptions) -> None:
+    """Standard input can be read as one input only."""
+    hyps_from_stdin = "-" in options.inputs
+    if options.inputs.count("-") > 1:
+        raise UsageError("stdin ('-') can be only one of the systems")
+    if hyps_from_stdin and "-" in options.refs:
+        raise UsageError("stdin cannot be both the hypotheses and a reference file; use -i FILE")
+    if options.refs.count("-") > 1:
+        raise UsageError("stdin ('-') can be only one of the reference files")
+    if options.keyed_refs == "-" and hyps_from_stdin:
+        raise UsageError("stdin cannot be both the hypotheses and --keyed-refs; use -i FILE")
+
+
+def text_items(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> tuple[Iterator[Segment], list[LineSource]]:
+    """The text segments the options ask for, and the sources to close."""
+    check_stdin(options)
+    refs = list(options.refs)
+    check_usage(options.input_format, len(refs), options.keyed_refs)
+    if len(options.inputs) > 1 and options.input_format in LOG_FORMATS:
+        raise UsageError(f"--input-format {options.input_format} reads one system")
+    paths = [*options.inputs, *refs]
+    if options.keyed_refs is not None:
+        paths.append(options.keyed_refs)
+    sources = open_all(paths, stdin, options, policy)
+    nsys = len(options.inputs)
+    hyps, ref_sources = sources[:nsys], sources[nsys : nsys + len(refs)]
+    if options.input_format in LOG_FORMATS:
+        keyed = sources[-1] if options.keyed_refs is not None else None
+        segments = log_segments(
+            options.input_format, hyps[0], ref_sources, policy, options.fairseq_hyp, keyed
+        )
+        return segments, sources
+    return plain_segments(options, sources, policy), sources
+
+
+def plain_segments(
+    options: RunOptions, sources: Sequence[LineSource], policy: BadLinePolicy, nfields: int = 0
+) -> Iterator[Segment]:
+    """Segments of paste input, or of REF files read in lockstep (``nfields``:
+    see ``paste_segments``)."""
+    nsys = len(options.inputs)
+    if not options.refs:
+        if nsys > 1:
+            raise UsageError("several -i files need REF files; paste input takes --systems N")
+        return paste_segments(sources[0], policy, nfields)
+    if options.systems > 1:
+        raise UsageError("--systems N is for paste input; with REF files give -i FILE per system")
+    refs = list(sources[nsys : nsys + len(options.refs)])
+    return lockstep_segments(sources[0], refs, options.num_refs, policy)
+
+
+def items_of_segments(
+    segments: Iterator[Segment],
+    options: RunOptions,
+    sources: list[LineSource],
+    policy: BadLinePolicy,
+) -> Iterator[Item]:
+    """Items of text segments, with every system's hypothesis."""
+    others = sources[1 : len(options.inputs)]
+    if others:
+        for segment, more in _other_systems(segments, sources[0], others):
+            hyps = (segment.hyp, *more)
+            yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
+        return
+    n = options.systems
+    for segment in segments:
+        if n == 1:
+            yield Item(
+                (segment.hyp,), segment.refs, None, 1, segment.line, segment.id, True, policy.count
+            )
+            continue
+        if len(segment.refs) < n:
+            raise InputError(
+                f"--systems {n}: expected {n} hypotheses and at least one reference, "
+                f"found {len(segment.refs) + 1} tab-separated fields",
+                sources[0].name,
+                segment.line,
+            )
+        hyps = (segment.hyp, *segment.refs[: n - 1])
+        refs = segment.refs[n - 1 :]
+        yield Item(hyps, refs, None, 1, segment.line, segment.id, True, policy.count)
+
+
+def _other_systems(
+    segments: Iterator[Segment], first: LineSource, others: list[LineSource]
+) -> Iterator[tuple[Segment, list[str]]]:
+    """Each segment of the first system with the same line of every other system.
+
+    The other systems are read in step with the first (a segment skipped
+    for a bad line skips that line of every system); a system with a bad
+    line at a kept segment, or of another length, is an error.
+    """
+    for segment in segments:
+        more = []
+        for source in others:
+            text = _read_to(source, segment.line, first)
+            if text is None:
+                raise InputError("cannot score this line of a system", source.name, source.line)
+            more.append(text.rstrip())
+        yield segment, more
+    for source in others:
+        # The last lines of the first system may have been skipped as bad:
+        # the same lines of the others go with them, and must exist.
+        _read_to(source, first.line, first)
+        for _ in source:
+            raise InputError(
+                f"system file has more lines than {first.name} (which ended after "
+                f"line {first.line})",
+                source.name,
+                source.line,
+            )
+
+
+def _read_to(source: LineSource, line: int, first: LineSource) -> str | None:
+    """Reads another system's ``source`` on to ``line``, a line of the first
+    system's ``first``: the text of the last line read (None if none was,
+    or if it was skipped as bad).  A system that ends before is an error."""
+    text: str | None = None
+    while source.line < line:
+        try:
+            text = next(source)
+        except StopIteration:
+            raise InputError(
+                f"system file ended after line {source.line}, but {first.name} has a line {line}",
+                source.name,
+            ) from None
+    return text
+
+
+def stats_items(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> tuple[Iterator[Chunk | Layout | list[Chunk]], list[LineSource]]:
+    """Statistics read back from stats records.
+
+    The operands (or stdin) are shards of one system, added up in turn;
+    several ``-i`` files are several systems' per-segment statistics, read
+    in step (for the paired tests).
+    """
+    check_stdin(options)
+    if options.refs and options.inputs != ("-",):
+        raise UsageError(
+            "with --input-format stats, give shards as operands, or systems with -i, not both"
+        )
+    paths = [*options.refs] or list(options.inputs)
+    sources = open_all(paths, stdin, options, policy)
+    if len(options.inputs) > 1:
+        return _system_chunks(sources), sources
+
+    def chunks() -> Iterator[Chunk | Layout]:
+        layout: Layout | None = None
+        for source in sources:
+            for chunk in read_stats(source, layout, several_systems=True):
+                if isinstance(chunk, Layout):
+                    layout = chunk
+                yield chunk
+
+    return in_turns(chunks()), sources
+
+
+def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[Chunk]]:
+    """Several systems' per-segment statistics, segment by segment."""
+    first = read_stats(sources[0], None)
+    layout = next(first, None)
+    if layout is None:
+        return
+    assert isinstance(layout, Layout)
+    yield layout
+    streams = [first, *(read_stats(source, layout) for source in sources[1:])]
+    while True:
+        chunks = [next(stream, None) for stream in streams]
+        if all(chunk is None for chunk in chunks):
+            return
+        for source, chunk in zip(sources, chunks):
+            if chunk is None:
+                raise InputError(
+                    f"this system's statistics ended after line {source.line}, before "
+                    "the other systems'",
+                    source.name,
+                )
+            assert isinstance(chunk, Chunk)
+            if not chunk.is_segment:
+                raise InputError(
+                    "several systems' statistics must be per-segment records "
+                    "(written with -sl -f stats)",
+                    source.name,
+                    chunk.source_line,
+                )
+        yield [c for c in chunks if isinstance(c, Chunk)]
+
+
+def input_name(options: RunOptions) -> str:
+    """The name that messages give the (first) input."""
+    return STDIN_NAME if options.input == "-" else options.input
+
+
+def count_item(scorer: Scorer, item: Item, options: RunOptions) -> Rows:
+    """An item's rows; a problem in its text is located at its line."""
+    try:
+        return scorer.count(item.hyps, item.refs)
+    except InputError as exc:
+        if exc.source is not None:
+            raise
+        raise InputError(exc.message, input_name(options), item.line) from None
+
+
+@dataclass
+class ReadBack:
+    """What statistics read back say besides their rows: the metrics and the
+    references per segment (from the first record), the systems' names
+    (several systems in one stream), whether a shard came from an
+    interrupted run, and the bad lines its run skipped."""
+
+    specs: tuple[Spec, ...]
+    nrefs: int | str | None = None
+    systems: list[str | int | None] | None = None
+    partial: bool = False
+    skipped: int = 0
+
+
+def chunks_to_items(
+    chunks: Iterator[Chunk | Layout | list[Chunk]], options: RunOptions, read: ReadBack
+) -> Iterator[Item]:
+    """Items of statistics read back; what else they say goes into ``read``."""
+    for chunk in chunks:
+        if isinstance(chunk, list):  # one turn of several systems
+            head = chunk[0]
+            if options.inputs == ("-",) and read.systems is None:
+                read.systems = [c.system for c in chunk]  # named by the records
+            read.partial = read.partial or head.partial
+            read.skipped += head.skipped
+            if head.segments == 0:
+                continue
+            _check_segment_record(head, options)
+            rows = tuple(c.rows for c in chunk)
+            yield Item((), (), rows, head.segments, head.line, head.id, head.is_segment, 0)
+            continue
+        if isinstance(chunk, Layout):
+            overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
+            read.specs = specs_of(chunk, overrides)
+            read.nrefs = chunk.nrefs
+            continue
+        read.partial = read.partial or chunk.partial
+        read.skipped += chunk.skipped
+        if chunk.segments == 0:
+            continue
+        _check_segment_record(chunk, options)
+        yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment, 0)
+
+
+def _check_segment_record(chunk: Chunk, options: RunOptions) -> None:
+    if not chunk.is_segment and options.sentence_level:
+        raise InputError(
+            "--sentence-level needs segment records; this is a corpus record "
+            "(write the shards with -sl -f stats)",
+            chunk.source,
+            chunk.source_line,
+        )

@@ -1,0 +1,150 @@
+"""Blocks of regular input files, read, paired and scored by the worker
+processes of ``-j N``.
+
+When every input is a regular, uncompressed file of plain lines, the
+parent reads nothing but block boundaries: each worker opens the files
+itself, reads its block through the same readers and pairing as one
+process would, with the same line numbers, and returns the block's summed
+statistics, the bad lines it skipped and the error that ended it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from bleustream.blocks import Block, identity_of, line_blocks, open_span, same_files
+from bleustream.errors import BleustreamError, InputError
+from bleustream.items import count_item, items_of_segments, open_all, plain_segments
+from bleustream.logs import LOG_FORMATS
+from bleustream.readers import BadLinePolicy, LineSource, check_encoding, paste_segments
+from bleustream.run_options import RunOptions
+from bleustream.scorer import Rows, Summed, sum_rows
+
+if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
+    from bleustream.parallel import ParallelCounter
+
+
+@dataclass(frozen=True)
+class BlockTask:
+    """A block of the input files, for a worker to read, pair and score to sums."""
+
+    options: RunOptions
+    block: Block
+    nfields: int  # paste input: the number of fields an earlier line fixed, else 0
+
+
+class BlockDone(NamedTuple):
+    """What a worker made of a block: the sums of its segments (None: none),
+    the bad lines it skipped, in order, and the error that ended it."""
+
+    summed: Summed | None
+    skipped: list[InputError]
+    error: BleustreamError | None
+
+
+class _KeptBadLines(BadLinePolicy):
+    """A worker's policy: a bad line is raised, or kept for the parent to report."""
+
+    def __init__(self, skip: bool) -> None:
+        super().__init__(skip)
+        self.kept: list[InputError] = []
+
+    def __call__(self, error: InputError) -> None:
+        super().__call__(error)
+        self.kept.append(error)
+
+
+def block_tasks(
+    options: RunOptions, sources: Sequence[LineSource], counter: ParallelCounter
+) -> Iterator[BlockTask] | None:
+    """Blocks of the input for the workers to read themselves, when they can; else None.
+
+    They can when every input is a regular, uncompressed file (see
+    ``identity_of``) of plain lines, paste input or REF files, not a log,
+    and when a worker opening the files by name finds the same files.
+    With ``--skip-bad-lines``, several systems' files are not read in
+    blocks: a skipped line leaves the other systems' files behind until the
+    next segment, which may be in another block.
+    """
+    if options.input_format in LOG_FORMATS or (options.skip_bad_lines and len(options.inputs) > 1):
+        return None
+    paths = [*options.inputs, *options.refs]
+    found = [identity_of(path, source.stream) for path, source in zip(paths, sources)]
+    identities = [identity for identity in found if identity is not None]
+    if len(identities) != len(sources) or not counter.call(same_files, paths, identities):
+        return None
+    nfields, line = (0, 0) if options.refs else _paste_fields(options)
+    return (
+        BlockTask(options, block, nfields if block.before >= line else 0)
+        for block in line_blocks(paths, identities, [source.stream for source in sources])
+    )
+
+
+def _paste_fields(options: RunOptions) -> tuple[int, int]:
+    """Paste input: the number of fields of its first good line, which every
+    later line must have, and that line's number ((0, 0) when none is).
+
+    It is read quietly: the workers report the bad lines before it.
+    Without ``--skip-bad-lines`` it is line 1, or line 1 is an error.
+    """
+    policy = BadLinePolicy(options.skip_bad_lines)
+    (source,) = open_all([options.input], None, options, policy)
+    try:
+        first = next(paste_segments(source, policy), None)
+    except BleustreamError:
+        first = None
+    finally:
+        source.close()
+    return (0, 0) if first is None else (len(first.refs) + 1, first.line)
+
+
+def count_block(task: BlockTask) -> BlockDone:
+    """Reads, pairs and scores a block of the input files, in a worker process.
+
+    The block's lines go through the readers and pairing of one process,
+    numbered as in the whole files, so that every message is one
+    process's.
+    """
+    from bleustream.parallel import worker_scorer
+
+    options = task.options
+    scorer = worker_scorer()
+    policy = _KeptBadLines(options.skip_bad_lines)
+    encoding = check_encoding(options.encoding)
+    sources: list[LineSource] = []
+    rows: list[Rows] = []
+    nrefs = 0
+    error: BleustreamError | None = None
+    try:
+        for span in task.block.spans:
+            stream = open_span(span)
+            source = LineSource(span.path, stream, encoding, options.encoding_errors, policy)
+            source.line = task.block.before
+            sources.append(source)
+        segments = plain_segments(options, sources, policy, task.nfields)
+        for item in items_of_segments(segments, options, sources, policy):
+            nrefs = nrefs or len(item.refs)
+            rows.append(count_item(scorer, item, options))
+    except BleustreamError as exc:
+        error = exc
+    finally:
+        for source in sources:
+            source.close()
+    summed = sum_rows(rows, scorer.systems, nrefs) if rows else None
+    return BlockDone(summed, policy.kept, error)
+
+
+def summed_blocks(
+    counter: ParallelCounter, tasks: Iterator[BlockTask], policy: BadLinePolicy
+) -> Iterator[tuple[BlockTask, Summed]]:
+    """Each block with its sums, in order: its skipped lines are reported
+    first, and the error that ended it raised."""
+    for task, done in counter.mapped(count_block, tasks):
+        for bad in done.skipped:
+            policy(bad)
+        if done.error is not None:
+            raise done.error
+        if done.summed is not None:
+            yield task, done.summed

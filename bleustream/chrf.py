@@ -379,6 +379,9 @@ def _one_reference_stats(
             match = len(common(grams))
             repeats: dict = {}
             _count_into(repeats, filter(ref_repeated.__contains__, grams))
+            # matches_past_once the other way round: over the few the
+            # hypothesis holds, not all the reference repeats (0.8% fewer
+            # instructions per line than calling it).
             for gram, count in repeats.items():
                 if count > 1:
                     ref_count = ref_repeated[gram]

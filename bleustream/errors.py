@@ -6,6 +6,8 @@ stderr and an exit status.
 
 from __future__ import annotations
 
+import re
+
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad option or configuration
 EXIT_DATAERR = 65  # the input data is wrong (EX_DATAERR)
@@ -74,6 +76,23 @@ class UsageError(BleustreamError):
     """Options or configuration that do not make sense together."""
 
     status = EXIT_USAGE
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]").search
+
+
+def lone_surrogate(tokenizer: str, line: str) -> InputError | None:
+    """The error for a tokenizer that takes UTF-8 only (MeCab, SentencePiece)
+    and failed on ``line``, if a lone surrogate is why: text decoded from an
+    encoding other than UTF-8 can hold one, and SacreBLEU cannot tokenize it
+    either.  None when the line has none (the failure is something else)."""
+    found = _SURROGATE(line)
+    if found is None:
+        return None
+    return InputError(
+        f"-tok {tokenizer} cannot tokenize a lone surrogate "
+        f"(U+{ord(found.group()):04X} at column {found.start() + 1})"
+    )
 
 
 class Interrupted(Exception):

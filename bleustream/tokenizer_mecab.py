@@ -18,11 +18,10 @@ process.  A missing package is a ``UsageError`` naming the extra to install.
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream.errors import InputError, UsageError
+from bleustream.errors import UsageError, lone_surrogate
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,6 @@ SPECS = {spec.name: spec for spec in (JA, KO)}
 # The taggers made so far, by tokenizer name (a tagger loads its dictionary,
 # which takes a while: one per process).
 _TAGGERS: dict[str, Any] = {}
-
-_SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
 def _make_tagger(spec: MecabSpec) -> Any:
@@ -105,13 +102,10 @@ def _parse(name: str, line: str) -> list[str]:
     except (TypeError, UnicodeError):
         # MeCab takes UTF-8: text decoded from another encoding can hold a
         # lone surrogate, which no tokenizer of SacreBLEU's can take either.
-        found = _SURROGATE(line)
-        if found is None:
+        error = lone_surrogate(name, line)
+        if error is None:
             raise
-        raise InputError(
-            f"-tok {name} cannot tokenize a lone surrogate "
-            f"(U+{ord(found.group()):04X} at column {found.start() + 1})"
-        ) from None
+        raise error from None
 
 
 def tokenize_ja_mecab(line: str) -> list[str]:

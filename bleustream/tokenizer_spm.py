@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream.errors import InputError, OpenError, UsageError
+from bleustream.errors import OpenError, UsageError, lone_surrogate
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,6 @@ MODELS = {
 
 # The encoders loaded so far, by tokenizer name.
 _ENCODERS: dict[str, Callable[[str], list[str]]] = {}
-
-_SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
 def sacrebleu_dir() -> str:
@@ -105,13 +102,10 @@ def _tokenize(name: str, line: str) -> list[str]:
     except (TypeError, RuntimeError, UnicodeError):
         # SentencePiece takes UTF-8: text decoded from another encoding can
         # hold a lone surrogate, which SacreBLEU cannot tokenize either.
-        found = _SURROGATE(line)
-        if found is None:
+        error = lone_surrogate(name, line)
+        if error is None:
             raise
-        raise InputError(
-            f"-tok {name} cannot tokenize a lone surrogate "
-            f"(U+{ord(found.group()):04X} at column {found.start() + 1})"
-        ) from None
+        raise error from None
     # A piece can hold white space that is not a space (the model decides),
     # and SacreBLEU's tokens are the joined pieces split on white space.
     return " ".join(pieces).split()

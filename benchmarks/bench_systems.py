@@ -61,6 +61,7 @@ from harness import (
     finish,
     load_source,
     measure_section,
+    median_ratio,
     meta_of,
     outputs,
     ratio,
@@ -216,7 +217,8 @@ def speed_note(section: Section, ours: str, theirs: str, aim: float | None = Non
     if aim is not None:
         text += (
             f" (the {aim:g}x aim is {'met' if speed >= aim else 'NOT MET'} by wall clock, "
-            f"{'met' if speed_cpu >= aim else 'NOT MET'} by cpu)"
+            f"{'met' if speed_cpu >= aim else 'NOT MET'} by cpu; by median wall clock: "
+            f"{median_ratio(named[theirs], named[ours]):.2f}x)"
         )
     section.notes.append(text)
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from realdata import DEFAULT_SET, add_data_argument, read_lines, read_manifest
@@ -288,6 +289,7 @@ class Measured:
     max_rss_kib: int
     output: str  # of the fastest run
     main_cpu_seconds: float  # of the run with the least CPU time
+    runs: list[float] = field(default_factory=list)  # every run's wall-clock seconds
 
 
 def measure(
@@ -298,7 +300,8 @@ def measure(
     The repeats are interleaved so that a slow moment of the machine does
     not land on one command only; the least CPU time is kept apart from the
     least wall-clock time, as a busy machine stretches the one but hardly
-    the other.
+    the other.  Every run's wall-clock time is kept too: their median, beside
+    the best, shows how far the machine's speed moved between runs.
     """
     best: dict[str, Measured] = {}
     for rep in range(repeat):
@@ -319,8 +322,10 @@ def measure(
                     run.max_rss_kib,
                     run.output,
                     run.main_cpu_seconds,
+                    [run.seconds],
                 )
                 continue
+            old.runs.append(run.seconds)
             if run.seconds < old.seconds:
                 old.seconds, old.output = run.seconds, run.output
             if run.cpu_seconds < old.cpu_seconds:
@@ -334,11 +339,13 @@ class Result:
     name: str
     command: str
     seconds: float  # the best of the repeats
+    median_seconds: float  # the median of the repeats' wall-clock times
     cpu_seconds: float  # user + system CPU time, the least of the repeats
     lines_per_second: float
     peak_rss_mib: float  # the largest of the repeats
     vs_sacrebleu: float | None = None  # throughput ratio, > 1 is faster
     vs_sacrebleu_cpu: float | None = None  # the same by CPU time
+    vs_sacrebleu_median: float | None = None  # the same by median wall-clock time
     output: str | None = None
     main_cpu_seconds: float | None = None  # the main process's share of cpu_seconds
 
@@ -351,11 +358,13 @@ def results_of(measured: dict[str, Measured], lines: int) -> list[Result]:
             name=name,
             command=m.command.shell(),
             seconds=m.seconds,
+            median_seconds=median(m.runs),
             cpu_seconds=m.cpu_seconds,
             lines_per_second=lines / m.seconds,
             peak_rss_mib=m.max_rss_kib / 1024,
             vs_sacrebleu=sacre.seconds / m.seconds if sacre else None,
             vs_sacrebleu_cpu=sacre.cpu_seconds / m.cpu_seconds if sacre else None,
+            vs_sacrebleu_median=median(sacre.runs) / median(m.runs) if sacre else None,
             output=m.output if m.command.keep_output else None,
             main_cpu_seconds=m.main_cpu_seconds,
         )
@@ -370,6 +379,11 @@ def by_name(results: Sequence[Result]) -> dict[str, Result]:
 def ratio(slow: Result, fast: Result) -> tuple[float, float]:
     """How many times faster ``fast`` is than ``slow``: by wall clock, by CPU time."""
     return slow.seconds / fast.seconds, slow.cpu_seconds / fast.cpu_seconds
+
+
+def median_ratio(slow: Result, fast: Result) -> float:
+    """How many times faster ``fast`` is than ``slow`` by median wall-clock time."""
+    return slow.median_seconds / fast.median_seconds
 
 
 def resolve_executable(option: str | None, name: str) -> list[str]:
@@ -473,17 +487,29 @@ def render(rows: Sequence[Sequence[str]], left: int = 1) -> str:
 
 
 def format_table(results: Sequence[Result]) -> str:
-    header = ("command", "seconds", "cpu s", "lines/s", "vs sacrebleu", "(by cpu)", "peak RSS MiB")
+    header = (
+        "command",
+        "seconds",
+        "median s",
+        "cpu s",
+        "lines/s",
+        "vs sacrebleu",
+        "(by cpu)",
+        "(by median)",
+        "peak RSS MiB",
+    )
     rows = [header]
     for r in results:
         rows.append(
             (
                 r.name,
                 f"{r.seconds:.3f}",
+                f"{r.median_seconds:.3f}",
                 f"{r.cpu_seconds:.3f}",
                 f"{r.lines_per_second:,.0f}",
                 f"{r.vs_sacrebleu:.2f}x" if r.vs_sacrebleu is not None else "-",
                 f"{r.vs_sacrebleu_cpu:.2f}x" if r.vs_sacrebleu_cpu is not None else "-",
+                f"{r.vs_sacrebleu_median:.2f}x" if r.vs_sacrebleu_median is not None else "-",
                 f"{r.peak_rss_mib:.1f}",
             )
         )

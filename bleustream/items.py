@@ -152,18 +152,19 @@ def _other_systems(
 ) -> Iterator[tuple[Segment, list[str]]]:
     """Each segment of the first system with the same line of every other system.
 
-    The other systems are read in step with the first (a segment skipped
-    for a bad line skips that line of every system); a system with a bad
-    line at a kept segment, or of another length, is an error.
+    The other systems are read in step with the first: a line skipped as
+    bad (``--skip-bad-lines``) in any system, or in the references, skips
+    that segment in every system.  A system of another length is an error.
     """
     for segment in segments:
         more = []
         for source in others:
             text = _read_to(source, segment.line, first)
-            if text is None:
-                raise InputError("cannot score this line of a system", source.name, source.line)
+            if text is None:  # skipped as bad (a bad line is an error otherwise)
+                break
             more.append(text.rstrip())
-        yield segment, more
+        else:
+            yield segment, more
     for source in others:
         # The last lines of the first system may have been skipped as bad:
         # the same lines of the others go with them, and must exist.

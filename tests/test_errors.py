@@ -268,32 +268,36 @@ def test_skip_bad_lines_does_not_hide_length_mismatch(tmp_path: Path) -> None:
 SYSTEM_LINES = ["the cat sat on the mat", "a dog ran in the park today", "birds sing at dawn"]
 
 
-@pytest.mark.parametrize("bad", ["ref", "base"])
+@pytest.mark.parametrize("bad", ["ref", "base", "other"])
+@pytest.mark.parametrize("line", [2, 3], ids=["middle", "last"])
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_skip_bad_last_line_skips_it_in_every_system(tmp_path: Path, bad: str, jobs: str) -> None:
-    """A bad last line of the references or of the first system is skipped in
-    every system, and the systems are still of equal length."""
+def test_skip_bad_line_skips_it_in_every_system(
+    tmp_path: Path, bad: str, line: int, jobs: str
+) -> None:
+    """A bad line of the references or of any system is skipped in every
+    system, and the systems stay in step and of equal length."""
     texts = {
         name: "".join(f"{line}\n" for line in SYSTEM_LINES) for name in ("ref", "base", "other")
     }
     texts["other"] = texts["other"].replace("dog", "cat")
     for name, text in texts.items():
-        data = text.encode()
+        lines = text.encode().splitlines(keepends=True)
         if name == bad:
-            data = data.replace(b"birds", b"bi\xffrds")
-        (tmp_path / name).write_bytes(data)
+            lines[line - 1] = lines[line - 1][:2] + b"\xff" + lines[line - 1][2:]
+        (tmp_path / name).write_bytes(b"".join(lines))
     proc = run(
         "ref", "-i", "base", "other", "--skip-bad-lines", "-f", "json", "-j", jobs, cwd=tmp_path
     )
     assert proc.returncode == 0, stderr_of(proc)
     assert stderr_of(proc).splitlines() == [
-        f"bleustream: {bad}:3: invalid UTF-8 (byte 0xff at column 3) (line skipped)",
+        f"bleustream: {bad}:{line}: invalid UTF-8 (byte 0xff at column 3) (line skipped)",
         "bleustream: skipped 1 bad line; the score covers 2 segments",
     ]
     records = json_records(proc.stdout)
-    refs = [SYSTEM_LINES[:2]]
+    kept = [i for i in range(len(SYSTEM_LINES)) if i != line - 1]
+    refs = [[SYSTEM_LINES[i] for i in kept]]
     for record, name in zip(records, ("base", "other")):
-        hyps = texts[name].splitlines()[:2]
+        hyps = [texts[name].splitlines()[i] for i in kept]
         assert record["system"] == name
         assert record["score"] == pytest.approx(BLEU().corpus_score(hyps, refs).score, abs=1e-9)
     assert len(records) == 2

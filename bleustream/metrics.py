@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from bleustream import bleu, chrf, ter
+from bleustream.errors import UsageError
 from bleustream.metric import Metric, Option, Row
 
 METRICS: dict[str, Metric] = {
@@ -79,6 +80,8 @@ def all_options() -> Iterator[tuple[Metric, Option]]:
 
 def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, ...]:
     """The metrics named, in the order given (each once), with their settings."""
+    if not names:
+        raise UsageError("no metric to score: name at least one (-m bleu chrf ter)")
     seen: list[str] = []
     for name in names:
         if name not in seen:

@@ -344,6 +344,12 @@ ERRORS = [
         "(settings read from bleustream.toml)",
     ),
     (
+        "no-metrics",
+        "metrics = []\n",
+        "no metric to score: name at least one (-m bleu chrf ter) "
+        "(settings read from bleustream.toml)",
+    ),
+    (
         "encoding",
         "encoding = 'utf-16'\n",
         "encoding 'utf-16' cannot be read line by line: it does not write a newline as the "

@@ -22,7 +22,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row
+from bleustream.metric import Option, Row, whole_counts
 from bleustream.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.stats import Stats
 from bleustream.tokenizers import (
@@ -44,6 +44,12 @@ _LOG_ZERO = -9999999999
 _HUNDREDS = repeat(100.0)
 
 
+# Bounds that keep absurd values from failing deep inside (an order that
+# would not fit in memory, a smoothing value past any use).
+MAX_ORDER = 100
+MAX_SMOOTH_VALUE = 1_000_000
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything that decides a BLEU score, as in SacreBLEU's signature."""
@@ -56,12 +62,28 @@ class Settings:
     max_order: int = DEFAULT_MAX_ORDER
 
     def __post_init__(self) -> None:
-        if self.tokenize not in TOKENIZERS:
+        if not isinstance(self.tokenize, str) or self.tokenize not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {self.tokenize!r}")
-        if self.smooth_method not in SMOOTH_DEFAULTS:
+        if not isinstance(self.smooth_method, str) or self.smooth_method not in SMOOTH_DEFAULTS:
             raise ValueError(f"unknown smoothing method {self.smooth_method!r}")
-        if self.max_order < 1:
-            raise ValueError("the maximum n-gram order must be at least 1")
+        value = self.smooth_value
+        if value is not None:
+            if SMOOTH_DEFAULTS[self.smooth_method] is None:
+                raise ValueError(
+                    f"a smoothing value applies to floor and add-k, not to {self.smooth_method}"
+                )
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not (number and 0 <= value <= MAX_SMOOTH_VALUE):  # also false for nan
+                raise ValueError(
+                    f"the smoothing value must be a number from 0 to {MAX_SMOOTH_VALUE}, "
+                    f"not {value!r}"
+                )
+        order = self.max_order
+        if not isinstance(order, int) or isinstance(order, bool) or not 1 <= order <= MAX_ORDER:
+            raise ValueError(
+                f"the maximum n-gram order must be a whole number from 1 to {MAX_ORDER}, "
+                f"not {order!r}"
+            )
 
     @property
     def effective_smooth_value(self) -> float | None:
@@ -212,11 +234,6 @@ def format_signature(fields: Mapping[str, str]) -> str:
 NAME = "bleu"
 TITLE = "BLEU"
 
-# Bounds that keep absurd values from failing deep inside (an order that
-# would not fit in memory, a smoothing value past any use).
-MAX_ORDER = 100
-MAX_SMOOTH_VALUE = 1_000_000
-
 
 def _smooth_value(text: str) -> float:
     try:
@@ -342,6 +359,18 @@ def label(settings: Settings) -> str:
 
 def row_size(settings: Settings) -> int:
     return 2 + 2 * settings.max_order
+
+
+def check_row(row: Sequence[Any], settings: Settings) -> str | None:
+    """Counts, and no order matching more n-grams than the hypothesis has."""
+    problem = whole_counts(row)
+    if problem is not None:
+        return problem
+    order = settings.max_order
+    for n, (matches, total) in enumerate(zip(row[2 : 2 + order], row[2 + order :]), 1):
+        if matches > total:
+            return f"{matches} matching {n}-grams of {total}"
+    return None
 
 
 def _preprocess(settings: Settings) -> Callable[[str], list[str]]:

@@ -59,7 +59,7 @@ from typing import Any, Callable
 from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row, option_values
+from bleustream.metric import Option, Row, option_values, whole_counts
 from bleustream.ngrams import matches_past_once, repeated_counts
 
 NAME = "chrf"
@@ -96,12 +96,18 @@ class Settings:
     eps_smoothing: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("char_order", "word_order", "beta"):
+        for name, most in (
+            ("char_order", MAX_ORDER),
+            ("word_order", MAX_ORDER),
+            ("beta", MAX_BETA),
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
             if value < 0:
                 raise ValueError(f"{name} must not be negative: {value}")
+            if value > most:
+                raise ValueError(f"{name} must be at most {most}: {value}")
         if self.char_order + self.word_order == 0:
             raise ValueError("the character and word n-gram orders cannot both be 0")
 
@@ -221,6 +227,18 @@ def label(settings: Settings) -> str:
 
 def row_size(settings: Settings) -> int:
     return 3 * settings.order
+
+
+def check_row(row: Sequence[Any], settings: Settings) -> str | None:
+    """Counts, and no order matching more n-grams than either side has."""
+    problem = whole_counts(row)
+    if problem is not None:
+        return problem
+    triplets = iter(row)
+    for n, (hyp, ref, match) in enumerate(zip(triplets, triplets, triplets), 1):
+        if match > hyp or match > ref:
+            return f"{match} matches at order {n}, of {hyp} hypothesis and {ref} reference n-grams"
+    return None
 
 
 # ----------------------------------------------------------------------------

@@ -44,6 +44,7 @@ class Item(NamedTuple):
     id: str | None
     is_segment: bool  # a segment record can be written for it
     skipped: int = 0  # bad lines skipped before it was read
+    record: tuple[str, int] | None = None  # statistics: the file and line of their record
 
 
 def open_all(
@@ -203,12 +204,13 @@ def stats_items(
     several ``-i`` files are several systems' per-segment statistics, read
     in step (for the paired tests).
     """
-    check_stdin(options)
     if options.refs and options.inputs != ("-",):
         raise UsageError(
             "with --input-format stats, give shards as operands, or systems with -i, not both"
         )
-    paths = [*options.refs] or list(options.inputs)
+    paths = stats_paths(options)
+    if paths.count("-") > 1:
+        raise UsageError("stdin ('-') can be read only once")
     sources = open_all(paths, stdin, options, policy)
     if len(options.inputs) > 1:
         return _system_chunks(sources), sources
@@ -255,8 +257,16 @@ def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[
         yield [c for c in chunks if isinstance(c, Chunk)]
 
 
+def stats_paths(options: RunOptions) -> list[str]:
+    """The files statistics are read back from: the operands, else ``-i``."""
+    return [*options.refs] or list(options.inputs)
+
+
 def input_name(options: RunOptions) -> str:
-    """The name that messages give the (first) input."""
+    """The name that messages give the (first) input; every file statistics
+    are read back from."""
+    if options.input_format == "stats":
+        return ", ".join(STDIN_NAME if path == "-" else path for path in stats_paths(options))
     return STDIN_NAME if options.input == "-" else options.input
 
 
@@ -299,7 +309,8 @@ def chunks_to_items(
                 continue
             _check_segment_record(head, options)
             rows = tuple(c.rows for c in chunk)
-            yield Item((), (), rows, head.segments, head.line, head.id, head.is_segment, 0)
+            record = (head.source, head.source_line)
+            yield Item((), (), rows, head.segments, head.line, head.id, head.is_segment, 0, record)
             continue
         if isinstance(chunk, Layout):
             overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
@@ -311,7 +322,10 @@ def chunks_to_items(
         if chunk.segments == 0:
             continue
         _check_segment_record(chunk, options)
-        yield Item((), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment, 0)
+        record = (chunk.source, chunk.source_line)
+        yield Item(
+            (), (), (chunk.rows,), chunk.segments, chunk.line, chunk.id, chunk.is_segment, 0, record
+        )
 
 
 def _check_segment_record(chunk: Chunk, options: RunOptions) -> None:

@@ -26,6 +26,9 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   (they may be set anew when statistics of one reference are added up);
 * ``label(S) -> str``: SacreBLEU's name of the metric (``"chrF2++"``);
 * ``row_size(S) -> int``: the length of a row;
+* ``check_row(Row, S) -> str | None``: what is wrong with a row read back
+  from outside (a stats record), as a phrase, or None when it could be
+  summed statistics of this metric;
 * ``prepare_refs(S) -> (refs -> R)``: reference work done once per segment
   and shared by every system scored against it (tokens, n-gram counts);
 * ``count(S) -> (hyp, R -> Row)``: one hypothesis against its prepared
@@ -66,6 +69,22 @@ def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
     # Through a list: a tuple made straight from an iterator of unknown
     # length is allocated at a guessed size and resized, once per segment.
     return tuple(list(map(operator.add, a, b)))
+
+
+# The largest count a row read back may hold: above it a float no longer
+# holds every whole number, and no corpus comes near it.
+MAX_COUNT = 2**53
+
+
+def whole_counts(row: Sequence[Any]) -> str | None:
+    """What is wrong with a row of counts (whole numbers from 0 to
+    ``MAX_COUNT``), or None."""
+    for value in row:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"counts must be whole numbers of at least 0, not {value!r}"
+        if value > MAX_COUNT:
+            return f"a count above 2**53: {value}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -120,6 +139,7 @@ class Metric(Protocol):
     settings_from: Callable[[Mapping[str, Any]], Any]
     label: Callable[[Any], str]
     row_size: Callable[[Any], int]
+    check_row: Callable[[Sequence[Any], Any], str | None]
     prepare_refs: Callable[[Any], Callable[[Sequence[str]], Any]]
     count: Callable[[Any], Callable[[str, Any], Row]]
     score: Callable[[Sequence[Any], Any], Any]

@@ -211,11 +211,12 @@ def run(
             scorer.accumulate(rows, item.segments)
             if store is not None:
                 if not item.is_segment:
+                    source, line = item.record or (input_name(options), item.line)
                     raise InputError(
                         "resampling needs every segment's statistics; this is a corpus "
                         "record (write the shards with -sl -f stats)",
-                        input_name(options),
-                        item.line,
+                        source,
+                        line,
                     )
                 store.add(rows)
             if progress is not None and progress.due():

@@ -144,6 +144,33 @@ def _check_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# A segment's integer statistics are kept in 32-bit arrays for resampling.
+_MAX_SEGMENT_COUNT = 2**31 - 1
+
+
+def _fits(default: Any, value: Any) -> bool:
+    """Whether a setting read back has the JSON type of the setting's default."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if default is None:  # an optional number
+        return value is None or _check_number(value)
+    return True
+
+
+def _settings_problem(name: str, entry: dict[str, Any]) -> str | None:
+    """A setting of a metric read back whose type is not its default's."""
+    given = {**entry["counting"], **entry["scoring"]}
+    for setting in dataclasses.fields(METRICS[name].Settings):
+        value = given.get(setting.name, setting.default)
+        if not _fits(setting.default, value):
+            return f"metric {name}: setting {setting.name} cannot be {json.dumps(value)}"
+    return None
+
+
 def _parse(text: str, source: LineSource) -> dict[str, Any]:
     def bad(message: str) -> InputError:
         return InputError(message, source.name, source.line)
@@ -152,6 +179,8 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as exc:
         raise bad(f"not a JSON stats record ({exc})") from None
+    except RecursionError:
+        raise bad("not a stats record: nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise bad(f'not a stats record: expected an object with "format": "{FORMAT_NAME}"')
     if data.get("version") != FORMAT_VERSION:
@@ -164,19 +193,32 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
     segments = data.get("segments")
     if not isinstance(segments, int) or isinstance(segments, bool) or segments < 0:
         raise bad('"segments" must be a whole number')
+    if data["type"] == "segment" and segments != 1:
+        raise bad(f'a segment record of {json.dumps(segments)} "segments"; it covers 1')
+    nrefs = data.get("nrefs")
+    if nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
+        raise bad('"nrefs" must be a whole number of at least 1, or "var"')
     metrics = data.get("metrics")
     if not isinstance(metrics, list) or not metrics:
         raise bad('"metrics" must be a non-empty list')
+    names: list[str] = []
     for entry in metrics:
-        if not isinstance(entry, dict) or entry.get("metric") not in METRICS:
+        name = entry.get("metric") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or name not in METRICS:
             known = ", ".join(METRICS)
             raise bad(f"each metric needs a known name ({known})")
+        if name in names:
+            raise bad(f"metric {name} comes twice")
+        names.append(name)
         for key in ("counting", "scoring"):
             if not isinstance(entry.get(key), dict):
-                raise bad(f'metric {entry["metric"]}: "{key}" must be an object')
+                raise bad(f'metric {name}: "{key}" must be an object')
+        problem = _settings_problem(name, entry)
+        if problem is not None:
+            raise bad(problem)
         stats = entry.get("stats")
         if not isinstance(stats, list) or not all(_check_number(x) for x in stats):
-            raise bad(f'metric {entry["metric"]}: "stats" must be a list of numbers')
+            raise bad(f'metric {name}: "stats" must be a list of numbers')
     return data
 
 
@@ -300,7 +342,8 @@ def read_stats(
             metric = METRICS[spec_name]
             row = tuple(entry["stats"])
             try:
-                size = metric.row_size(metric.Settings(**entry["counting"], **entry["scoring"]))
+                settings = metric.Settings(**entry["counting"], **entry["scoring"])
+                size = metric.row_size(settings)
             except (TypeError, ValueError) as exc:
                 raise InputError(
                     f"settings of {spec_name} cannot be used: {exc}", source.name, source.line
@@ -311,6 +354,9 @@ def read_stats(
                     source.name,
                     source.line,
                 )
+            problem = _row_problem(metric, row, settings, data["segments"], kind)
+            if problem is not None:
+                raise InputError(f"{spec_name} statistics: {problem}", source.name, source.line)
             rows.append(row)
         record_id = data.get("id")
         line = data.get("line")
@@ -327,6 +373,18 @@ def read_stats(
             data.get("partial") is True,
             skipped if isinstance(skipped, int) and not isinstance(skipped, bool) else 0,
         )
+
+
+def _row_problem(metric: Any, row: Row, settings: Any, segments: int, kind: str) -> str | None:
+    """What is wrong with a row read back, or None."""
+    problem = metric.check_row(row, settings)
+    if problem is not None:
+        return problem
+    if segments == 0 and any(row):
+        return "a record of 0 segments holds statistics"
+    if kind == "segment" and any(isinstance(x, int) and x > _MAX_SEGMENT_COUNT for x in row):
+        return f"a count above {_MAX_SEGMENT_COUNT} in one segment"
+    return None
 
 
 def _out_of_turn(chunk: Chunk, expected: str | int | None, why: str) -> InputError:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream import __version__
-from bleustream.metric import Option, Row, option_values
+from bleustream.metric import MAX_COUNT, Option, Row, option_values
 from bleustream.ter_tokenizer import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.ter_tokenizer import tercom_tokenizer
 from bleustream.tercom import Reference, prepare_reference, translation_edit_rate
@@ -122,6 +122,15 @@ def label(settings: Settings) -> str:
 
 def row_size(settings: Settings) -> int:
     return 2
+
+
+def check_row(row: Sequence[Any], settings: Settings) -> str | None:
+    """Edits and a reference length, each a number from 0 to ``MAX_COUNT``."""
+    for name, value in zip(("edits", "reference length"), row):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not (number and 0 <= value <= MAX_COUNT):  # also false for nan
+            return f"the {name} must be a number from 0 to 2**53, not {value!r}"
+    return None
 
 
 def _tokenizer(settings: Settings) -> Callable[[str], str]:

@@ -217,6 +217,16 @@ def test_settings_validation() -> None:
     with pytest.raises(ValueError):
         Settings(max_order=0)
     with pytest.raises(ValueError):
+        Settings(max_order=101)  # the command line's bound
+    with pytest.raises(ValueError):
+        Settings(smooth_value=0.5)  # exp takes no value
+    with pytest.raises(ValueError):
+        Settings(smooth_method="floor", smooth_value=-0.1)
+    with pytest.raises(ValueError):
+        Settings(smooth_method="floor", smooth_value=float("nan"))
+    with pytest.raises(ValueError):
+        Settings(smooth_method="add-k", smooth_value=1_000_001)
+    with pytest.raises(ValueError):
         compute_bleu(Stats.zero(3), Settings())  # order 3 statistics, order 4 settings
     assert Settings(smooth_method="floor").effective_smooth_value == 0.1
     assert Settings(smooth_method="add-k").effective_smooth_value == 1

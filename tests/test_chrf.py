@@ -360,6 +360,9 @@ def test_score_rejects_a_row_of_the_wrong_size() -> None:
         {"beta": -1},
         {"char_order": 2.0},
         {"beta": True},
+        {"beta": 1001},
+        {"char_order": 101},
+        {"word_order": 101},
     ],
 )
 def test_settings_reject_nonsense(kwargs: dict[str, Any]) -> None:

@@ -344,6 +344,167 @@ def test_records_that_cannot_be_merged(corpus: Corpus, tmp_path: Path, what: str
     assert message in line
 
 
+# Records whose values are bad, each edited from a good segment record of
+# BLEU (metric 0), chrF (1) and TER (2), with what the one line must say.
+def _set_stat(metric: int, index: int, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda data: data["metrics"][metric]["stats"].__setitem__(index, value)
+
+
+def _set_scoring(**values: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda data: data["metrics"][0]["scoring"].update(values)
+
+
+BAD_VALUES: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
+    "metric a list": (
+        lambda data: data["metrics"][0].__setitem__("metric", []),
+        "each metric needs a known name (bleu, chrf, ter)",
+    ),
+    "metric twice": (
+        lambda data: data["metrics"].__setitem__(2, data["metrics"][0]),
+        "metric bleu comes twice",
+    ),
+    "no nrefs": (lambda data: data.pop("nrefs"), '"nrefs" must be a whole number'),
+    "nrefs a word": (
+        lambda data: data.__setitem__("nrefs", "abc"),
+        '"nrefs" must be a whole number of at least 1, or "var"',
+    ),
+    "segment of 2": (
+        lambda data: data.__setitem__("segments", 2),
+        'a segment record of 2 "segments"; it covers 1',
+    ),
+    "deeply nested": (None, "not a stats record: nested too deeply"),  # type: ignore[dict-item]
+    "smooth value a word": (
+        _set_scoring(smooth_method="floor", smooth_value="x"),
+        'metric bleu: setting smooth_value cannot be "x"',
+    ),
+    "effective order a word": (
+        _set_scoring(effective_order="yes"),
+        'metric bleu: setting effective_order cannot be "yes"',
+    ),
+    "negative smooth value": (
+        _set_scoring(smooth_method="floor", smooth_value=-1),
+        "settings of bleu cannot be used: the smoothing value must be a number from 0 to "
+        "1000000, not -1",
+    ),
+    "smooth value for exp": (
+        _set_scoring(smooth_value=0.5),
+        "settings of bleu cannot be used: a smoothing value applies to floor and add-k, not to exp",
+    ),
+    "fractional count": (
+        _set_stat(0, 0, 7.5),
+        "bleu statistics: counts must be whole numbers of at least 0, not 7.5",
+    ),
+    "negative count": (
+        _set_stat(0, 2, -5),
+        "bleu statistics: counts must be whole numbers of at least 0, not -5",
+    ),
+    "huge count": (_set_stat(0, 1, 2**63), "bleu statistics: a count above 2**53"),
+    "more matches than n-grams": (
+        _set_stat(0, 2, 1_000_000),
+        "bleu statistics: 1000000 matching 1-grams of",
+    ),
+    "count too large for a segment": (
+        _set_stat(0, 1, 2**40),
+        "bleu statistics: a count above 2147483647 in one segment",
+    ),
+    "chrF matches": (
+        _set_stat(1, 2, 10_000),
+        "chrf statistics: 10000 matches at order 1, of",
+    ),
+    "TER edits negative": (
+        _set_stat(2, 0, -1),
+        "ter statistics: the edits must be a number from 0 to 2**53, not -1",
+    ),
+    "TER length NaN": (
+        _set_stat(2, 1, float("nan")),
+        "ter statistics: the reference length must be a number from 0 to 2**53, not nan",
+    ),
+    "TER length infinite": (
+        _set_stat(2, 1, float("inf")),
+        "ter statistics: the reference length must be a number from 0 to 2**53, not inf",
+    ),
+}
+
+
+@pytest.mark.parametrize("tests", [(), ("-ci", "-cin", "3")], ids=["sum", "ci"])
+@pytest.mark.parametrize("what", list(BAD_VALUES))
+def test_bad_values_in_a_record(tmp_path: Path, what: str, tests: tuple[str, ...]) -> None:
+    """A record with a value that no run writes is bad input at its line (65,
+    no score), not a traceback nor a score of nonsense."""
+    _write_lines(tmp_path / "ref", ["the cat sat on the mat", "a dog"])
+    _write_lines(tmp_path / "hyp", ["the cat sat on a mat", "a dog barks"])
+    written = ok(
+        run("-m", "bleu", "chrf", "ter", "-sl", "-f", "stats", "ref", "-i", "hyp", cwd=tmp_path)
+    ).stdout.decode()
+    lines = written.splitlines()
+    edit, message = BAD_VALUES[what]
+    if edit is None:
+        lines[1] = "[" * 100_000 + "]" * 100_000
+    else:
+        data = json.loads(lines[1])
+        edit(data)
+        lines[1] = json.dumps(data)
+    (tmp_path / "bad.stats").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run("--input-format", "stats", *tests, "bad.stats", cwd=tmp_path)
+    assert proc.returncode == 65, (what, proc.stderr)
+    assert proc.stdout == b""
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("bleustream: bad.stats:2: "), line
+    assert message in line, line
+
+
+def test_a_record_of_no_segments_holds_no_statistics(tmp_path: Path) -> None:
+    record = {
+        "format": "bleustream-stats",
+        "version": 1,
+        "type": "corpus",
+        "segments": 0,
+        "nrefs": 1,
+        "metrics": [{"metric": "ter", "counting": {}, "scoring": {}, "stats": [3, 2.0]}],
+    }
+    (tmp_path / "empty.stats").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    proc = run("--input-format", "stats", "empty.stats", cwd=tmp_path)
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        "bleustream: empty.stats:1: ter statistics: a record of 0 segments holds statistics\n"
+    )
+
+
+def test_resampling_a_corpus_record_names_its_file(corpus: Corpus, tmp_path: Path) -> None:
+    """Segment records, then a file of a corpus record: the error is at that file's line."""
+    shard = corpus.directory / "sentence-level.0.stats"
+    whole = tmp_path / "whole.stats"
+    whole.write_bytes(ok(run("-f", "stats", "-i", "whole.tsv", cwd=corpus.directory)).stdout)
+    proc = run("--input-format", "stats", "-ci", "-cin", "3", shard, whole, cwd=tmp_path)
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert proc.stderr.decode() == (
+        f"bleustream: {whole}:1: resampling needs every segment's statistics; this is a "
+        "corpus record (write the shards with -sl -f stats)\n"
+    )
+
+
+def test_no_segments_names_the_files_read(tmp_path: Path) -> None:
+    (tmp_path / "a.stats").write_text("", encoding="utf-8")
+    (tmp_path / "b.stats").write_text("\n", encoding="utf-8")
+    proc = run("--input-format", "stats", "-b", "a.stats", "b.stats", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stderr.decode() == (
+        "bleustream: no segments in the input (a.stats, b.stats); BLEU is 0 by definition\n"
+    )
+
+
+def test_stats_read_from_stdin_as_an_operand(corpus: Corpus) -> None:
+    shard = (corpus.directory / "sentence-level.0.stats").read_bytes()
+    alone = ok(run("--input-format", "stats", "-b", cwd=corpus.directory, stdin=shard)).stdout
+    dash = ok(run("--input-format", "stats", "-b", "-", cwd=corpus.directory, stdin=shard))
+    assert dash.stdout == alone
+    twice = run("--input-format", "stats", "-", "-", cwd=corpus.directory, stdin=shard)
+    assert twice.returncode == 2
+    assert twice.stderr.decode() == "bleustream: stdin ('-') can be read only once\n"
+
+
 def test_a_bad_first_record_is_located_too(tmp_path: Path) -> None:
     (tmp_path / "empty-metrics.stats").write_text(
         '{"format": "bleustream-stats", "version": 1, "type": "corpus", "segments": 3, '

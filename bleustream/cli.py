@@ -112,6 +112,9 @@ DEFAULTS.update({option.dest: option.default for _, option in all_options()})
 MAX_WIDTH = 30
 
 _non_negative_int = whole_number(0)
+# Past any machine's cores: each worker is a process of its own.
+MAX_JOBS = 1024
+_jobs_count = whole_number(0, MAX_JOBS)
 _width = whole_number(0, MAX_WIDTH)
 _systems = whole_number(1, 10_000)
 _num_refs = whole_number(1, 10_000)
@@ -251,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "-j",
         "--jobs",
-        type=_non_negative_int,
+        type=_jobs_count,
         metavar="N",
         help="count segments in N worker processes (0: one per core; default: 1); "
         "the output is the same as with one",

@@ -567,6 +567,7 @@ def test_ids_that_decode_to_lone_surrogates_are_written_escaped(tmp_path: Path, 
         (["--max-ngram-order", "99999999999999"], "must be a whole number from 1 to 100"),
         (["-s", "floor", "-sv", "1e308"], "must be a number from 0 to 1000000"),
         (["-s", "floor", "-sv", "nan"], "must be a number from 0 to 1000000"),
+        (["-j", "100000"], "argument -j/--jobs: must be a whole number from 0 to 1024"),
     ],
 )
 def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:

@@ -337,11 +337,16 @@ def test_records_that_cannot_be_merged(corpus: Corpus, tmp_path: Path, what: str
     (tmp_path / "shard.stats").write_text(good, encoding="utf-8")
     (tmp_path / "bad.stats").write_text("\n".join(change(lines)) + "\n", encoding="utf-8")
     proc = run("--input-format", "stats", "shard.stats", "bad.stats", cwd=tmp_path)
+    assert_bad_at_line_2(proc, what, message)
+
+
+def assert_bad_at_line_2(proc: subprocess.CompletedProcess[bytes], what: str, message: str) -> None:
+    """Status 65, no score, and one line at ``bad.stats:2`` that says ``message``."""
     assert proc.returncode == 65, (what, proc.stderr)
     assert proc.stdout == b""
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith("bleustream: bad.stats:2: "), line
-    assert message in line
+    assert message in line, line
 
 
 # Records whose values are bad, each edited from a good segment record of
@@ -354,73 +359,82 @@ def _set_scoring(**values: Any) -> Callable[[dict[str, Any]], None]:
     return lambda data: data["metrics"][0]["scoring"].update(values)
 
 
-BAD_VALUES: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
+BAD_VALUES: dict[str, tuple[Callable[[list[str]], list[str]], str]] = {
     "metric a list": (
-        lambda data: data["metrics"][0].__setitem__("metric", []),
+        _edit_second_record(lambda data: data["metrics"][0].__setitem__("metric", [])),
         "each metric needs a known name (bleu, chrf, ter)",
     ),
     "metric twice": (
-        lambda data: data["metrics"].__setitem__(2, data["metrics"][0]),
+        _edit_second_record(lambda data: data["metrics"].__setitem__(2, data["metrics"][0])),
         "metric bleu comes twice",
     ),
-    "no nrefs": (lambda data: data.pop("nrefs"), '"nrefs" must be a whole number'),
+    "no nrefs": (
+        _edit_second_record(lambda data: data.pop("nrefs")),
+        '"nrefs" must be a whole number',
+    ),
     "nrefs a word": (
-        lambda data: data.__setitem__("nrefs", "abc"),
+        _edit_second_record(lambda data: data.__setitem__("nrefs", "abc")),
         '"nrefs" must be a whole number of at least 1, or "var"',
     ),
     "segment of 2": (
-        lambda data: data.__setitem__("segments", 2),
+        _edit_second_record(lambda data: data.__setitem__("segments", 2)),
         'a segment record of 2 "segments"; it covers 1',
     ),
-    "deeply nested": (None, "not a stats record: nested too deeply"),  # type: ignore[dict-item]
+    "deeply nested": (
+        lambda lines: [lines[0], "[" * 100_000 + "]" * 100_000, *lines[2:]],
+        "not a stats record: nested too deeply",
+    ),
     "smooth value a word": (
-        _set_scoring(smooth_method="floor", smooth_value="x"),
+        _edit_second_record(_set_scoring(smooth_method="floor", smooth_value="x")),
         'metric bleu: setting smooth_value cannot be "x"',
     ),
     "effective order a word": (
-        _set_scoring(effective_order="yes"),
+        _edit_second_record(_set_scoring(effective_order="yes")),
         'metric bleu: setting effective_order cannot be "yes"',
     ),
     "negative smooth value": (
-        _set_scoring(smooth_method="floor", smooth_value=-1),
+        _edit_second_record(_set_scoring(smooth_method="floor", smooth_value=-1)),
         "settings of bleu cannot be used: the smoothing value must be a number from 0 to "
         "1000000, not -1",
     ),
     "smooth value for exp": (
-        _set_scoring(smooth_value=0.5),
+        _edit_second_record(_set_scoring(smooth_value=0.5)),
         "settings of bleu cannot be used: a smoothing value applies to floor and add-k, not to exp",
     ),
     "fractional count": (
-        _set_stat(0, 0, 7.5),
+        _edit_second_record(_set_stat(0, 0, 7.5)),
         "bleu statistics: counts must be whole numbers of at least 0, not 7.5",
     ),
     "negative count": (
-        _set_stat(0, 2, -5),
+        _edit_second_record(_set_stat(0, 2, -5)),
         "bleu statistics: counts must be whole numbers of at least 0, not -5",
     ),
-    "huge count": (_set_stat(0, 1, 2**63), "bleu statistics: a count above 2**53"),
+    "huge count": (
+        _edit_second_record(_set_stat(0, 1, 2**63)),
+        "bleu statistics: a count above 2**53",
+    ),
     "more matches than n-grams": (
-        _set_stat(0, 2, 1_000_000),
+        _edit_second_record(_set_stat(0, 2, 1_000_000)),
         "bleu statistics: 1000000 matching 1-grams of",
     ),
     "count too large for a segment": (
-        _set_stat(0, 1, 2**40),
+        _edit_second_record(_set_stat(0, 1, 2**40)),
         "bleu statistics: a count above 2147483647 in one segment",
     ),
     "chrF matches": (
-        _set_stat(1, 2, 10_000),
+        _edit_second_record(_set_stat(1, 2, 10_000)),
         "chrf statistics: 10000 matches at order 1, of",
     ),
     "TER edits negative": (
-        _set_stat(2, 0, -1),
+        _edit_second_record(_set_stat(2, 0, -1)),
         "ter statistics: the edits must be a number from 0 to 2**53, not -1",
     ),
     "TER length NaN": (
-        _set_stat(2, 1, float("nan")),
+        _edit_second_record(_set_stat(2, 1, float("nan"))),
         "ter statistics: the reference length must be a number from 0 to 2**53, not nan",
     ),
     "TER length infinite": (
-        _set_stat(2, 1, float("inf")),
+        _edit_second_record(_set_stat(2, 1, float("inf"))),
         "ter statistics: the reference length must be a number from 0 to 2**53, not inf",
     ),
 }
@@ -436,21 +450,12 @@ def test_bad_values_in_a_record(tmp_path: Path, what: str, tests: tuple[str, ...
     written = ok(
         run("-m", "bleu", "chrf", "ter", "-sl", "-f", "stats", "ref", "-i", "hyp", cwd=tmp_path)
     ).stdout.decode()
-    lines = written.splitlines()
-    edit, message = BAD_VALUES[what]
-    if edit is None:
-        lines[1] = "[" * 100_000 + "]" * 100_000
-    else:
-        data = json.loads(lines[1])
-        edit(data)
-        lines[1] = json.dumps(data)
-    (tmp_path / "bad.stats").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    change, message = BAD_VALUES[what]
+    (tmp_path / "bad.stats").write_text(
+        "\n".join(change(written.splitlines())) + "\n", encoding="utf-8"
+    )
     proc = run("--input-format", "stats", *tests, "bad.stats", cwd=tmp_path)
-    assert proc.returncode == 65, (what, proc.stderr)
-    assert proc.stdout == b""
-    (line,) = proc.stderr.decode().splitlines()
-    assert line.startswith("bleustream: bad.stats:2: "), line
-    assert message in line, line
+    assert_bad_at_line_2(proc, what, message)
 
 
 def test_a_record_of_no_segments_holds_no_statistics(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row, whole_counts
+from bleustream.metric import Option, Row, is_number, is_whole, whole_counts
 from bleustream.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.stats import Stats
 from bleustream.tokenizers import (
@@ -72,14 +72,13 @@ class Settings:
                 raise ValueError(
                     f"a smoothing value applies to floor and add-k, not to {self.smooth_method}"
                 )
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if not (number and 0 <= value <= MAX_SMOOTH_VALUE):  # also false for nan
+            if not (is_number(value) and 0 <= value <= MAX_SMOOTH_VALUE):  # also false for nan
                 raise ValueError(
                     f"the smoothing value must be a number from 0 to {MAX_SMOOTH_VALUE}, "
                     f"not {value!r}"
                 )
         order = self.max_order
-        if not isinstance(order, int) or isinstance(order, bool) or not 1 <= order <= MAX_ORDER:
+        if not (is_whole(order) and 1 <= order <= MAX_ORDER):
             raise ValueError(
                 f"the maximum n-gram order must be a whole number from 1 to {MAX_ORDER}, "
                 f"not {order!r}"

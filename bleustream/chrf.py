@@ -59,7 +59,7 @@ from typing import Any, Callable
 from bleustream import __version__
 from bleustream.argtypes import whole_number
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row, option_values, whole_counts
+from bleustream.metric import Option, Row, is_whole, option_values, whole_counts
 from bleustream.ngrams import matches_past_once, repeated_counts
 
 NAME = "chrf"
@@ -102,7 +102,7 @@ class Settings:
             ("beta", MAX_BETA),
         ):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
+            if not is_whole(value):
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
             if value < 0:
                 raise ValueError(f"{name} must not be negative: {value}")

@@ -71,6 +71,16 @@ def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
     return tuple(list(map(operator.add, a, b)))
 
 
+def is_whole(value: Any) -> bool:
+    """A whole number: an ``int`` that is not a ``bool`` (as JSON tells them apart)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """A number: an ``int`` or ``float`` that is not a ``bool``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 # The largest count a row read back may hold: above it a float no longer
 # holds every whole number, and no corpus comes near it.
 MAX_COUNT = 2**53
@@ -80,7 +90,7 @@ def whole_counts(row: Sequence[Any]) -> str | None:
     """What is wrong with a row of counts (whole numbers from 0 to
     ``MAX_COUNT``), or None."""
     for value in row:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not is_whole(value) or value < 0:
             return f"counts must be whole numbers of at least 0, not {value!r}"
         if value > MAX_COUNT:
             return f"a count above 2**53: {value}"

@@ -211,7 +211,8 @@ def run(
             scorer.accumulate(rows, item.segments)
             if store is not None:
                 if not item.is_segment:
-                    source, line = item.record or (input_name(options), item.line)
+                    assert item.record is not None  # text items are all segments
+                    source, line = item.record
                     raise InputError(
                         "resampling needs every segment's statistics; this is a corpus "
                         "record (write the shards with -sl -f stats)",

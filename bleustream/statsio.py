@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError, count_of
-from bleustream.metric import Row
+from bleustream.metric import Row, is_number, is_whole
 from bleustream.metrics import METRICS, Spec
 from bleustream.readers import LineSource
 
@@ -140,10 +140,6 @@ def _describe_counting(names: tuple[str, ...], counting: tuple[dict[str, Any], .
     )
 
 
-def _check_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 # A segment's integer statistics are kept in 32-bit arrays for resampling.
 _MAX_SEGMENT_COUNT = 2**31 - 1
 
@@ -153,11 +149,11 @@ def _fits(default: Any, value: Any) -> bool:
     if isinstance(default, bool):
         return isinstance(value, bool)
     if isinstance(default, int):
-        return isinstance(value, int) and not isinstance(value, bool)
+        return is_whole(value)
     if isinstance(default, str):
         return isinstance(value, str)
     if default is None:  # an optional number
-        return value is None or _check_number(value)
+        return value is None or is_number(value)
     return True
 
 
@@ -191,12 +187,12 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
     if data.get("type") not in ("segment", "running", "corpus"):
         raise bad(f"unknown record type {data.get('type')!r}")
     segments = data.get("segments")
-    if not isinstance(segments, int) or isinstance(segments, bool) or segments < 0:
+    if not is_whole(segments) or segments < 0:
         raise bad('"segments" must be a whole number')
     if data["type"] == "segment" and segments != 1:
         raise bad(f'a segment record of {json.dumps(segments)} "segments"; it covers 1')
     nrefs = data.get("nrefs")
-    if nrefs != "var" and (not isinstance(nrefs, int) or isinstance(nrefs, bool) or nrefs < 1):
+    if nrefs != "var" and not (is_whole(nrefs) and nrefs >= 1):
         raise bad('"nrefs" must be a whole number of at least 1, or "var"')
     metrics = data.get("metrics")
     if not isinstance(metrics, list) or not metrics:
@@ -217,7 +213,7 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
         if problem is not None:
             raise bad(problem)
         stats = entry.get("stats")
-        if not isinstance(stats, list) or not all(_check_number(x) for x in stats):
+        if not isinstance(stats, list) or not all(map(is_number, stats)):
             raise bad(f'metric {name}: "stats" must be a list of numbers')
     return data
 
@@ -236,7 +232,7 @@ def layout_of(data: dict[str, Any], where: str) -> Layout:
 
 def _system_of(data: dict[str, Any]) -> str | int | None:
     system = data.get("system")
-    return system if isinstance(system, (str, int)) and not isinstance(system, bool) else None
+    return system if isinstance(system, str) or is_whole(system) else None
 
 
 def _describe_system(system: str | int | None) -> str:
@@ -364,14 +360,14 @@ def read_stats(
         yield Chunk(
             tuple(rows),
             data["segments"],
-            line if isinstance(line, int) and not isinstance(line, bool) else source.line,
+            line if is_whole(line) else source.line,
             record_id if isinstance(record_id, str) else None,
             source.name,
             source.line,
             kind == "segment",
             here.system,
             data.get("partial") is True,
-            skipped if isinstance(skipped, int) and not isinstance(skipped, bool) else 0,
+            skipped if is_whole(skipped) else 0,
         )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream import __version__
-from bleustream.metric import MAX_COUNT, Option, Row, option_values
+from bleustream.metric import MAX_COUNT, Option, Row, is_number, option_values
 from bleustream.ter_tokenizer import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.ter_tokenizer import tercom_tokenizer
 from bleustream.tercom import Reference, prepare_reference, translation_edit_rate
@@ -127,8 +127,7 @@ def row_size(settings: Settings) -> int:
 def check_row(row: Sequence[Any], settings: Settings) -> str | None:
     """Edits and a reference length, each a number from 0 to ``MAX_COUNT``."""
     for name, value in zip(("edits", "reference length"), row):
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not (number and 0 <= value <= MAX_COUNT):  # also false for nan
+        if not (is_number(value) and 0 <= value <= MAX_COUNT):  # also false for nan
             return f"the {name} must be a number from 0 to 2**53, not {value!r}"
     return None
 

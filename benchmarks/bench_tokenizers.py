@@ -3,7 +3,7 @@
 
 Every reference and hypothesis line of a real data set (``13a``, ``intl``,
 ``char`` and ``none`` on WMT17 en-de; ``zh`` on WMT21 en-zh), each distinct
-line once, goes through ``bleustream.tokenizers.TOKENIZERS[name]`` and
+line once, goes through ``bleustream.tokenizers.registry.TOKENIZERS[name]`` and
 through SacreBLEU's tokenizer class followed by ``.split()`` (the tokens its
 BLEU counts).  The table gives lines per second of each (the best of
 ``--repeat`` passes), their ratio, and the first-call set-up time of each
@@ -97,7 +97,7 @@ def sacrebleu_tokenizer(name: str) -> tuple[TokenizeAll, float]:
 
 def bleustream_tokenizer(name: str) -> tuple[TokenizeAll, float]:
     """bleustream's tokenizer over a list of lines; set-up seconds."""
-    from bleustream.tokenizers import TOKENIZERS
+    from bleustream.tokenizers.registry import TOKENIZERS
 
     tokenize = TOKENIZERS[name]
     start = time.perf_counter()

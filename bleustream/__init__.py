@@ -9,9 +9,7 @@ The command line is ``bleustream``; from Python, the same scorer::
     scorer.score()
 """
 
-__version__ = "0.2.0"
-
-# The version comes first: the modules below read it.
+from bleustream._version import __version__
 from bleustream.api import (
     Score,
     Scorer,

@@ -2,6 +2,6 @@
 
 import sys
 
-from bleustream.cli import main
+from bleustream.cli.main import main
 
 sys.exit(main())

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from bleustream.bleu import SMOOTH_DEFAULTS
-from bleustream.metric import Row
-from bleustream.metrics import METRICS, Spec, default_options
+from bleustream.metrics.bleu import SMOOTH_DEFAULTS
+from bleustream.metrics.protocol import Row
+from bleustream.metrics.registry import METRICS, Spec, default_options
 from bleustream.scorer import Scorer, Totals
 
 

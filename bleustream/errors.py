@@ -17,6 +17,26 @@ EXIT_IOERR = 74  # a read or write error (EX_IOERR)
 EXIT_SIGINT = 130  # 128 + SIGINT
 EXIT_SIGTERM = 143  # 128 + SIGTERM
 
+# What each exit status means, for --help and the manual: written once.
+EXIT_STATUSES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "success"),
+    (EXIT_USAGE, "usage or configuration error"),
+    (
+        EXIT_DATAERR,
+        "bad input data (undecodable bytes, wrong number of fields, streams of "
+        "different lengths; in a log, unpaired or duplicate ids or ids beyond the "
+        "reference files, unless --allow-unpaired)",
+    ),
+    (EXIT_NOINPUT, "an input file cannot be opened"),
+    (EXIT_OSERR, "a worker process of --jobs died (no score is printed)"),
+    (EXIT_IOERR, "a read or write error"),
+    (
+        EXIT_SIGINT,
+        "interrupted by SIGINT (143 for SIGTERM); the corpus score of the segments "
+        "read so far is printed first, marked partial",
+    ),
+)
+
 
 def count_of(n: int, noun: str) -> str:
     """``1 segment``, ``2 segments``: for messages."""

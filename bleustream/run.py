@@ -9,17 +9,18 @@ to use and a function to report problems with, and returns an exit status.
 
 The flow is one way::
 
-    items (text segments, or statistics read back; ``bleustream.items``)
-    -> rows (scored here, or by worker processes: ``bleustream.parallel``,
-    ``bleustream.worker_blocks``) -> running totals (``bleustream.scorer``)
-    -> records (``bleustream.formats``, ``bleustream.finals``) -> output
+    items (text segments, or statistics read back; ``bleustream.inputs.items``)
+    -> rows (scored here, or by worker processes: ``bleustream.parallel.pool``,
+    ``bleustream.parallel.block_tasks``) -> running totals (``bleustream.scorer``)
+    -> records (``bleustream.output.records``, ``bleustream.run``) -> output
 """
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, TextIO
 
@@ -33,9 +34,7 @@ from bleustream.errors import (
     UsageError,
     count_of,
 )
-from bleustream.finals import final_text, system_names
-from bleustream.formats import FORMATTERS, Context, Record, header
-from bleustream.items import (
+from bleustream.inputs.items import (
     Item,
     ReadBack,
     chunks_to_items,
@@ -45,22 +44,81 @@ from bleustream.items import (
     stats_items,
     text_items,
 )
-from bleustream.metrics import Spec
-from bleustream.pairing import PairedSegments
-from bleustream.progress import Progress, file_extent
-from bleustream.readers import BadLinePolicy, LineSource
-from bleustream.resampling import SegmentStore, Test, run_test
-from bleustream.run_options import RunOptions
+from bleustream.inputs.lines import BadLinePolicy, LineSource
+from bleustream.inputs.options import ReadOptions
+from bleustream.inputs.pairing import PairedSegments
+from bleustream.metrics.registry import Spec
+from bleustream.output.progress import Progress, file_extent
+from bleustream.output.records import (
+    FORMATTERS,
+    Context,
+    Record,
+    format_signature,
+    header,
+    notes_of,
+)
+from bleustream.output.tables import latex_report, single_line, text_report
 from bleustream.scorer import Scorer, Summed
-from bleustream.significance import with_test_fields
-from bleustream.worker_blocks import block_tasks, summed_blocks
+from bleustream.significance.result import Result
 
-if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
-    from bleustream.parallel import ParallelCounter
+if TYPE_CHECKING:  # imported when a run needs them: most runs do not
+    from bleustream.parallel.pool import ParallelCounter
+    from bleustream.significance.resampling import SegmentStore, Test
 
 __all__ = ["Output", "Report", "RunOptions", "run"]
 
 Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run needs to know, checked and typed."""
+
+    specs: tuple[Spec, ...]
+    refs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ("-",)  # one per system (stats: shards)
+    format: str = "text"
+    width: int = 1
+    score_only: bool = False
+    sentence_level: bool = False
+    every: int = 0
+    encoding: str = "utf-8"
+    encoding_errors: str = "strict"
+    skip_bad_lines: bool = False
+    input_format: str = "paste"
+    fairseq_hyp: str = "D"
+    keyed_refs: str | None = None
+    allow_unpaired: bool = False
+    systems: int = 1  # paste input: hypotheses per line
+    jobs: int = 1  # worker processes counting segments
+    num_refs: int = 1  # references per line of the one reference file
+    test: Test | None = None  # confidence intervals or a paired test
+    progress: bool = False  # progress lines on the progress stream
+    # Merging statistics: by metric name, the score-only settings that the
+    # command line (or config file) sets over those the records carry.
+    scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def input(self) -> str:
+        return self.inputs[0]
+
+    @cached_property
+    def reading(self) -> ReadOptions:
+        """The options the input layer reads."""
+        return ReadOptions(
+            refs=self.refs,
+            inputs=self.inputs,
+            encoding=self.encoding,
+            encoding_errors=self.encoding_errors,
+            skip_bad_lines=self.skip_bad_lines,
+            input_format=self.input_format,
+            fairseq_hyp=self.fairseq_hyp,
+            keyed_refs=self.keyed_refs,
+            systems=self.systems,
+            num_refs=self.num_refs,
+            sentence_level=self.sentence_level,
+            scoring_overrides=self.scoring_overrides,
+        )
 
 
 class Output:
@@ -93,6 +151,8 @@ class _State:
         test = self.options.test
         signatures = [spec.signature(self.nrefs or 0) for spec in self.specs]
         if test is not None:
+            from bleustream.significance.draws import with_test_fields
+
             signatures = [with_test_fields(s, test.signature_fields()) for s in signatures]
         return Context(
             specs=self.specs,
@@ -107,6 +167,8 @@ class _State:
         """Where every segment's statistics are kept, when a test resamples them."""
         if self.options.test is None:
             return None
+        from bleustream.significance.resampling import SegmentStore
+
         return SegmentStore(len(self.systems), len(self.specs))
 
 
@@ -158,9 +220,9 @@ def run(
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
-            segments, sources = stats_items(options, stdin, policy)
+            segments, sources = stats_items(options.reading, stdin, policy)
             state.read = ReadBack(options.specs)
-            items = chunks_to_items(segments, options, state.read)
+            items = chunks_to_items(segments, options.reading, state.read)
             # The metrics come from the first record: read it before the header.
             first = next(items, None)
             state.specs, state.nrefs = state.read.specs, state.read.nrefs
@@ -172,8 +234,8 @@ def run(
             ctx = state.context()
             items = _prepend(first, items)
         else:
-            segments, sources = text_items(options, stdin, policy)
-            items = items_of_segments(segments, options, sources, policy)
+            segments, sources = text_items(options.reading, stdin, policy)
+            items = items_of_segments(segments, options.reading, sources, policy)
         out.write(header(fmt, ctx))
         started = True
         every = options.every
@@ -181,11 +243,12 @@ def run(
             size, position = file_extent(getattr(sources[0], "_stream", None))
             progress = Progress(progress_stream, size, position)
         if options.jobs > 1 and not reading_stats:
-            from bleustream.parallel import ParallelCounter
+            from bleustream.parallel.block_tasks import block_tasks, summed_blocks
+            from bleustream.parallel.pool import ParallelCounter
 
             summed = not (options.sentence_level or every or store is not None)
             counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
-            blocks = block_tasks(options, sources, counter) if summed else None
+            blocks = block_tasks(options.reading, sources, counter) if summed else None
             if blocks is None:
                 pairs = counter.scored(items)
             else:  # the workers read the files: an item here is a block
@@ -194,7 +257,7 @@ def run(
             pairs = zip(items, repeat(None))
         for item, counted in pairs:
             if counted is not None and isinstance(counted, InputError):
-                raise InputError(counted.message, input_name(options), item.line)
+                raise InputError(counted.message, input_name(options.reading), item.line)
             if isinstance(counted, Summed):
                 if state.nrefs is None:
                     state.nrefs = counted.nrefs
@@ -207,7 +270,7 @@ def run(
                 state.nrefs = len(item.refs)
                 ctx = state.context()
             before = scorer.segments if every else 0
-            rows = counted or item.rows or count_item(scorer, item, options)
+            rows = counted or item.rows or count_item(scorer.counter, item, options.reading)
             scorer.accumulate(rows, item.segments)
             if store is not None:
                 if not item.is_segment:
@@ -295,7 +358,7 @@ def _say_what_was_left_out(
         names = " and ".join(spec.label for spec in state.specs)
         verb = "is" if len(state.specs) == 1 else "are"
         say(
-            f"no segments in the input ({input_name(state.options)}); "
+            f"no segments in the input ({input_name(state.options.reading)}); "
             f"{names} {verb} 0 by definition"
         )
     if isinstance(segments, PairedSegments) and segments.report is not None:
@@ -312,6 +375,8 @@ def _finals(
 ) -> list[Record]:
     """The corpus record of each system, with its tests' results."""
     specs = state.specs
+    from bleustream.significance.resampling import run_test
+
     test: Test | None = state.options.test
     results = run_test(test, specs, system_names(state.systems), store) if store is not None else []
     read = state.read or ReadBack(specs)
@@ -367,3 +432,69 @@ def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
     if first is not None:
         yield first
     yield from rest
+
+
+# ----------------------------------------------------------------------------
+# The records at the end of a run: one per system, or SacreBLEU's table of
+# several systems (text or LaTeX), with each test's mean, interval and p-value.
+# ----------------------------------------------------------------------------
+
+
+def system_names(systems: Sequence[str | int | None]) -> list[str]:
+    """Systems as tables name them: file names, or paste field numbers."""
+    return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
+
+
+def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+    """The corpus records: one per system, or SacreBLEU's table of several systems."""
+    table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
+    if table:
+        return _table(fmt, ctx, finals, test)
+    if fmt == "text" and not ctx.score_only and test is not None:
+        return _single_with_intervals(ctx, finals[0])
+    return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
+
+
+def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+    names = system_names([record.system for record in finals])
+    if test is not None and test.paired:
+        names[0] = f"Baseline: {names[0]}"
+    results = []
+    for name, record in zip(names, finals):
+        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+            found = record.results[index] if record.results else None
+            results.append(
+                Result(
+                    name,
+                    spec.label,
+                    score.score,
+                    found.mean if found else None,
+                    found.ci if found else None,
+                    found.p_value if found else None,
+                )
+            )
+    signatures = {
+        spec.label: format_signature(signature)
+        for spec, signature in zip(ctx.specs, ctx.signatures)
+    }
+    kind = test.kind if test is not None and test.paired else None
+    n = test.n if test is not None else None
+    make = latex_report if fmt == "latex" else text_report
+    text = make(results, signatures, kind, n, ctx.width)
+    notes = notes_of(finals[0])
+    return text + (notes.strip() + "\n" if notes else "")
+
+
+def _single_with_intervals(ctx: Context, record: Record) -> str:
+    """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
+    lines = []
+    notes = notes_of(record)
+    for index, (spec, signature, score) in enumerate(zip(ctx.specs, ctx.signatures, record.scores)):
+        found = record.results[index] if record.results else None
+        result = Result(
+            "", spec.label, score.score, found.mean if found else None, found.ci if found else None
+        )
+        detail = spec.metric.verbose(score, spec.settings)
+        line = single_line(result, format_signature(signature), detail, ctx.width)
+        lines.append(line + notes + "\n")
+    return "".join(lines)

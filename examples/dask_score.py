@@ -65,9 +65,9 @@ from functools import reduce
 from itertools import islice
 from typing import Any, BinaryIO
 
-from bleustream.argtypes import whole_number
-from bleustream.cli import build_parser, check_options, load_config, resolve, show_config
-from bleustream.config import FROM_COMMAND_LINE
+from bleustream.cli.argtypes import whole_number
+from bleustream.cli.config import FROM_COMMAND_LINE
+from bleustream.cli.main import build_parser, check_options, load_config, resolve, show_config
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,
@@ -80,16 +80,16 @@ from bleustream.errors import (
     ReadError,
     UsageError,
 )
-from bleustream.formats import FORMATTERS, Context, Record, header
-from bleustream.metrics import Spec
-from bleustream.parallel import available_cores
-from bleustream.readers import (
+from bleustream.inputs.lines import (
     LineSource,
     check_encoding,
     lockstep_segments,
     open_source,
     paste_segments,
 )
+from bleustream.metrics.registry import Spec
+from bleustream.output.records import FORMATTERS, Context, Record, header
+from bleustream.parallel.pool import available_cores
 from bleustream.run import Output, RunOptions
 from bleustream.scorer import Scorer, Totals, zero_totals
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from bleustream.parallel import available_cores
+from bleustream.parallel.pool import available_cores
 
 REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
 REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"

@@ -17,11 +17,11 @@ from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-from bleustream import bleu
-from bleustream.bleu import BleuScore, Settings
-from bleustream.metrics import Spec
+from bleustream.metrics import bleu
+from bleustream.metrics.bleu import BleuScore, Settings
+from bleustream.metrics.bleu_stats import Stats
+from bleustream.metrics.registry import Spec
 from bleustream.scorer import Scorer
-from bleustream.stats import Stats
 
 TOKENIZER_NAMES = ("13a", "intl", "zh", "char", "none")
 

@@ -28,7 +28,7 @@ from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.ter import TER
 
 import bleustream
-from bleustream.metrics import METRICS
+from bleustream.metrics.registry import METRICS
 from tests.adversarial import Adversary
 from tests.clirun import run
 from tests.conftest import read_refs, read_segments, real_sets, require_real_data

@@ -13,15 +13,15 @@ import pytest
 import sacrebleu
 
 import bleustream
-from bleustream.bleu import (
+from bleustream.metrics.bleu import (
     Settings,
     compute_bleu,
     format_signature,
     sentence_settings,
     signature_fields,
 )
-from bleustream.ngrams import closest_ref_len, segment_stats
-from bleustream.stats import Stats
+from bleustream.metrics.bleu_stats import Stats
+from bleustream.metrics.ngrams import closest_ref_len, segment_stats
 from tests.oracle import (
     SMOOTHINGS,
     BleuStream,

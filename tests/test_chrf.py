@@ -24,10 +24,11 @@ import sacrebleu.sacrebleu as sacrebleu_cli
 from sacrebleu.metrics.chrf import CHRF
 
 import bleustream
-from bleustream import chrf
-from bleustream.chrf import Settings
+from bleustream.cli.options import add_option
 from bleustream.errors import UsageError
-from bleustream.metric import add_rows
+from bleustream.metrics import chrf
+from bleustream.metrics.chrf import Settings
+from bleustream.metrics.protocol import add_rows
 from tests.adversarial import ENTITY_PIECES, NOT_WHITESPACE, ODD_WHITESPACE, Adversary
 from tests.conftest import RealSet, RealSystem, read_refs, read_segments
 
@@ -374,8 +375,7 @@ def parser() -> argparse.ArgumentParser:
     """A parser of the metric's options, as the command line builds it."""
     p = argparse.ArgumentParser(exit_on_error=False)
     for option in chrf.OPTIONS:
-        assert "default" not in option.kwargs
-        p.add_argument(*option.flags, dest=option.dest, default=None, **option.kwargs)
+        add_option(p, option)
     return p
 
 
@@ -423,7 +423,7 @@ def test_boolean_options_can_be_turned_off() -> None:
 
 def test_help_states_every_default() -> None:
     for option in chrf.OPTIONS:
-        assert "default" in option.kwargs["help"], option.flags
+        assert "default" in option.help, option.flags
 
 
 @pytest.mark.parametrize(

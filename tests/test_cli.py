@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics.bleu import BLEU
 
-from bleustream import __version__
+from bleustream._version import __version__
 from tests.clirun import COMMAND, assert_clean_stderr, json_records, run
 
 ROOT = Path(__file__).resolve().parents[1]

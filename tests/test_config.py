@@ -7,7 +7,6 @@ SacreBLEU's, never with numbers bleustream computed itself.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -19,9 +18,10 @@ from typing import Any
 import pytest
 from sacrebleu.metrics.bleu import BLEU
 
-from bleustream.cli import DEFAULTS, build_parser
-from bleustream.config import Key, build_schema, check_value, render
+from bleustream.cli.config import Key, build_schema, check_value, render
+from bleustream.cli.options import DEFAULTS, build_parser, config_options
 from bleustream.errors import UsageError
+from bleustream.metrics.protocol import Option
 
 # Mixed case, punctuation and Chinese: lowercasing and the tokenizer matter.
 PAIRS = [
@@ -41,7 +41,7 @@ def bleustream(
     if prelude is None:
         command = [sys.executable, "-m", "bleustream", *args]
     else:
-        code = f"{prelude}\nimport sys\nfrom bleustream.cli import main\nsys.exit(main())"
+        code = f"{prelude}\nimport sys\nfrom bleustream.cli.main import main\nsys.exit(main())"
         command = [sys.executable, "-c", code, *args]
     return subprocess.run(
         command, cwd=cwd, input=input, capture_output=True, encoding="utf-8", timeout=60
@@ -252,7 +252,7 @@ def test_config_and_no_config_exclude_each_other(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------
 
 # Every setting, named after its option: whatever the parser holds today.
-KNOWN = "known keys: " + ", ".join(sorted(build_schema(build_parser(), DEFAULTS)))
+KNOWN = "known keys: " + ", ".join(sorted(build_schema(config_options())))
 
 ERRORS = [
     (
@@ -487,10 +487,9 @@ def test_show_config_does_not_read_the_input(tmp_path: Path) -> None:
 
 def test_render_quotes_strings_as_toml() -> None:
     import_toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--name")
-    parser.add_argument("--ratio", type=float)
-    schema = build_schema(parser, {"name": None, "ratio": None})
+    schema = build_schema(
+        [Option(("--name",), "name"), Option(("--ratio",), "ratio", kind="float", minimum=0)]
+    )
     tricky = 'a "quoted" \\ back\tslash\nnew\x01\x7f é 猫 \U0001f600'
     values = {"name": tricky, "ratio": 1e-05}
     text = render(values, {}, schema, "header\n\nlines")
@@ -510,7 +509,7 @@ def action_long_name(dest: str) -> str:
 
 
 def test_every_default_is_a_key_named_after_its_long_option() -> None:
-    schema = build_schema(build_parser(), DEFAULTS)
+    schema = build_schema(config_options())
     assert sorted(key.dest for key in schema.values()) == sorted(DEFAULTS)
     for name, key in schema.items():
         assert name == key.name == key.option[2:] == action_long_name(key.dest)
@@ -522,19 +521,15 @@ def test_every_default_is_a_key_named_after_its_long_option() -> None:
 
 
 def test_a_new_option_becomes_a_key() -> None:
-    parser = build_parser()
-    parser.add_argument("--test-layout", choices=("wide", "narrow"))
-    parser.add_argument("--test-batch-size", type=int)
-    parser.add_argument("--test-strip", action=argparse.BooleanOptionalAction, default=None)
-    parser.add_argument("--test-tags", action="append")
-    defaults = {
-        **DEFAULTS,
-        "test_layout": "wide",
-        "test_batch_size": 8,
-        "test_strip": False,
-        "test_tags": None,
-    }
-    schema = build_schema(parser, defaults)
+    extra = [
+        Option(
+            ("--test-layout",), "test_layout", "wide", kind="choice", choices=("wide", "narrow")
+        ),
+        Option(("--test-batch-size",), "test_batch_size", 8, kind="int"),
+        Option(("--test-strip",), "test_strip", False, kind="bool"),
+        Option(("--test-tags",), "test_tags", None, multiple=True),
+    ]
+    schema = build_schema([*config_options(), *extra])
     assert schema["test-layout"] == Key(
         "test-layout", "test_layout", "--test-layout", "str", ("wide", "narrow")
     )
@@ -550,7 +545,7 @@ def test_a_new_option_becomes_a_key() -> None:
 
 def test_a_default_without_an_option_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="'nothing' has no long command line option"):
-        build_schema(build_parser(), {**DEFAULTS, "nothing": 1})
+        build_schema([*config_options(), Option(("-n",), "nothing", 1)])
 
 
 # ----------------------------------------------------------------------------

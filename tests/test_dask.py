@@ -20,7 +20,7 @@ from types import ModuleType
 import pytest
 
 import bleustream
-from bleustream.metrics import METRICS
+from bleustream.metrics.registry import METRICS
 from bleustream.run import RunOptions
 from bleustream.scorer import Totals
 from tests.clirun import run

@@ -21,8 +21,8 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU, BLEUScore
 from sacrebleu.utils import sum_of_lists
 
-from bleustream.bleu import Settings, compute_bleu, sentence_settings
-from bleustream.stats import Stats
+from bleustream.metrics.bleu import Settings, compute_bleu, sentence_settings
+from bleustream.metrics.bleu_stats import Stats
 from tests.adversarial import Adversary
 from tests.conftest import RealSet, RealSystem, read_refs, read_segments
 from tests.oracle import (

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics.bleu import BLEU
 
-from bleustream import readers
 from bleustream.errors import OpenError
+from bleustream.inputs import lines as readers
 from tests.clirun import COMMAND, DOCUMENTED_STATUSES, assert_clean_stderr, json_records, run
 from tests.test_live import _read_line
 

@@ -21,8 +21,8 @@ import pytest
 import regex
 from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 
-import bleustream.tokenizers as tok
-from bleustream import intl_table
+import bleustream.tokenizers.registry as tok
+from bleustream.tokenizers import intl_table
 from tests.adversarial import all_code_points_string, unicode_version_disagreements
 
 GENERATOR = Path(__file__).resolve().parents[1] / "tools" / "gen_intl_table.py"

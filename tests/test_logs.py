@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from sacrebleu.metrics.bleu import BLEU
 
-from bleustream.pairing import HYP, REF, DoneIds, Event, FilePairing, StreamPairing
-from bleustream.readers import LineSource
+from bleustream.inputs.lines import LineSource
+from bleustream.inputs.pairing import HYP, REF, DoneIds, Event, FilePairing, StreamPairing
 
 COMMAND = [sys.executable, "-m", "bleustream"]
 

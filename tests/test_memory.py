@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import pytest
 
-from bleustream.metric import Row
-from bleustream.metrics import METRICS, Spec
+from bleustream.metrics.protocol import Row
+from bleustream.metrics.registry import METRICS, Spec
 from bleustream.scorer import Scorer
 from tests.adversarial import distinct_segments
 

@@ -25,9 +25,9 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU
 
 from bleustream.errors import InputError
-from bleustream.metrics import METRICS
-from bleustream.readers import LineSource
-from bleustream.statsio import Chunk, Layout, read_stats
+from bleustream.inputs.lines import LineSource
+from bleustream.inputs.stats_reader import Chunk, Layout, read_stats
+from bleustream.metrics.registry import METRICS
 from tests.adversarial import Adversary
 from tests.clirun import COMMAND, assert_clean_stderr
 

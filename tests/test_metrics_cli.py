@@ -32,7 +32,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric
 
-from bleustream import __version__
+from bleustream._version import __version__
 from tests.adversarial import Adversary
 from tests.clirun import assert_clean_stderr, json_records, run
 from tests.conftest import RealSystem, read_refs, read_segments, real_sets, require_real_data

@@ -21,10 +21,10 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU, BLEUScore
 
 from bleustream.errors import EXIT_DATAERR, EXIT_USAGE, InputError, UsageError
-from bleustream.ngrams import segment_stats
-from bleustream.readers import BadLinePolicy, Segment, lockstep_segments, open_source
-from bleustream.stats import Stats
-from bleustream.tokenizers import TOKENIZERS
+from bleustream.inputs.lines import BadLinePolicy, Segment, lockstep_segments, open_source
+from bleustream.metrics.bleu_stats import Stats
+from bleustream.metrics.ngrams import segment_stats
+from bleustream.tokenizers.registry import TOKENIZERS
 from tests.adversarial import Adversary
 from tests.conftest import read_segments, real_sets, require_real_data
 

@@ -32,8 +32,8 @@ from typing import IO, Any
 
 import pytest
 
-from bleustream.cli import build_parser, check_options, resolve
-from bleustream.metrics import METRICS
+from bleustream.cli.main import build_parser, check_options, resolve
+from bleustream.metrics.registry import METRICS
 from tests.adversarial import Adversary
 from tests.clirun import COMMAND, assert_clean_stderr
 from tests.conftest import real_sets, require_real_data
@@ -489,7 +489,7 @@ def test_a_worker_killed_mid_run_is_status_71_and_no_score(inputs: Inputs) -> No
     assert 600 <= len(records) < GENERATED
 
 
-_START_METHOD = "from bleustream.parallel import start_method; print(start_method())"
+_START_METHOD = "from bleustream.parallel.pool import start_method; print(start_method())"
 _ANOTHER_THREAD = (
     "import threading, time; threading.Thread(target=time.sleep, args=(30,), daemon=True).start(); "
 )

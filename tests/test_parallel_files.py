@@ -3,7 +3,7 @@
 When a run needs only sums (no segment or running records, no resampling)
 and every input is a regular, uncompressed file, the parent only finds
 where blocks of lines start in every file, and each worker reads, pairs
-and scores its blocks (``bleustream.blocks``).  The promise is the one of
+and scores its blocks (``bleustream.parallel.blocks``).  The promise is the one of
 ``test_parallel.py``: stdout, stderr and the exit status are ``-j 1``'s.
 
 The runs here cut the files into blocks of a few lines, read a few bytes
@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from bleustream import blocks
 from bleustream.api import spec
-from bleustream.blocks import identity_of, line_blocks, same_files
-from bleustream.items import text_items
-from bleustream.readers import BadLinePolicy
-from bleustream.run_options import RunOptions
-from bleustream.worker_blocks import block_tasks
+from bleustream.inputs.items import text_items
+from bleustream.inputs.lines import BadLinePolicy
+from bleustream.parallel import blocks
+from bleustream.parallel.block_tasks import block_tasks
+from bleustream.parallel.blocks import identity_of, line_blocks, same_files
+from bleustream.run import RunOptions
 from tests.adversarial import Adversary
 from tests.test_parallel import TIMEOUT, _clean, _finish, _start, _write_lines, same_with_jobs
 
@@ -47,7 +47,9 @@ import os
 import signal
 import sys
 
-from bleustream import blocks, worker_blocks
+from bleustream.parallel import blocks
+
+from bleustream.parallel import block_tasks as worker_blocks
 
 blocks.BLOCK_LINES = int(os.environ["BLOCK_LINES"])
 blocks.READ_SIZE = int(os.environ["READ_SIZE"])
@@ -65,7 +67,7 @@ if DIE_AT_LINE:
     worker_blocks.count_block = dying_count_block
 
 if __name__ == "__main__":
-    from bleustream.cli import main
+    from bleustream.cli.main import main
 
     sys.exit(main())
 """

@@ -33,8 +33,9 @@ from typing import IO
 
 import pytest
 
-from bleustream import progress, spec
-from bleustream.progress import Progress, file_extent
+from bleustream import spec
+from bleustream.output import progress
+from bleustream.output.progress import Progress, file_extent
 from bleustream.run import RunOptions, run
 from tests.adversarial import Adversary
 from tests.clirun import COMMAND

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics.chrf import CHRF
 
-from bleustream.metrics import METRICS
+from bleustream.metrics.registry import METRICS
 from tests.clirun import COMMAND
 from tests.conftest import real_sets, require_real_data
 

@@ -40,10 +40,12 @@ from sacrebleu.metrics.base import Metric
 from sacrebleu.significance import PairedTest, _bootstrap_resample
 from sacrebleu.significance import Result as SacreResult
 
-from bleustream import batch, report, significance
 from bleustream.errors import UsageError
-from bleustream.report import Result
-from bleustream.significance import SystemStats
+from bleustream.metrics import numpy_scores as batch
+from bleustream.output import tables as report
+from bleustream.significance import draws as significance
+from bleustream.significance.draws import SystemStats
+from bleustream.significance.result import Result
 from tests.adversarial import Adversary
 from tests.conftest import read_segments, real_sets, require_real_data
 

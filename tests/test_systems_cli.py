@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bleustream import __version__
+from bleustream._version import __version__
 from tests.clirun import assert_clean_stderr, json_records, run
 from tests.conftest import real_sets, require_real_data
 

@@ -5,7 +5,7 @@ Per-segment statistics are compared with SacreBLEU's
 corpus scores with SacreBLEU's corpus score of those statistics and
 sentence scores with ``sentence_score``, to the bit.  The edit distance with shifts is also
 compared directly with SacreBLEU's ``lib_ter.translation_edit_rate`` on
-generated pairs chosen to reach every path of ``bleustream.tercom``: the
+generated pairs chosen to reach every path of ``bleustream.metrics.tercom``: the
 exact distance, the beam-limited DP where the beam changes the result
 (lengths far apart, where SacreBLEU widens the beam, too), the candidate
 limit, long segments of a few repeated words.
@@ -26,10 +26,11 @@ from sacrebleu.metrics import lib_ter
 from sacrebleu.metrics.ter import TER, TERScore
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from bleustream import ter, tercom
-from bleustream.metric import add_rows
-from bleustream.ter import Settings, TerScore
-from bleustream.ter_tokenizer import tercom_tokenizer
+from bleustream.cli.options import add_option
+from bleustream.metrics import ter, tercom
+from bleustream.metrics.protocol import add_rows
+from bleustream.metrics.ter import Settings, TerScore
+from bleustream.tokenizers.tercom import tercom_tokenizer
 from tests.adversarial import ODD_WHITESPACE, Adversary
 from tests.conftest import (
     RealSystem,
@@ -589,12 +590,11 @@ def test_options() -> None:
     for dest, option in names.items():
         assert option.flags == ("--" + dest.replace("_", "-"),)
         assert option.default is False
-        assert option.kwargs["action"] is argparse.BooleanOptionalAction
-        assert "default" not in option.kwargs
-        assert "(default: no)" in option.kwargs["help"]
+        assert option.kind == "bool"
+        assert "(default: no)" in option.help
     parser = argparse.ArgumentParser()
     for option in ter.OPTIONS:
-        parser.add_argument(*option.flags, dest=option.dest, **option.kwargs)
+        add_option(parser, option)
     args = vars(parser.parse_args(["--ter-normalized", "--ter-asian-support", "--no-ter-no-punct"]))
     assert ter.settings_from(args) == Settings(normalized=True, asian_support=True)
     assert ter.settings_from({}) == Settings()
@@ -604,7 +604,7 @@ def test_options() -> None:
 
 @pytest.mark.parametrize("s", ALL_SETTINGS, ids=settings_id)
 def test_signature_matches_sacrebleu(s: Settings) -> None:
-    from bleustream import __version__
+    from bleustream._version import __version__
 
     for nrefs in (1, 2, 4, "var"):
         metric = oracle(s)

@@ -18,8 +18,8 @@ from functools import cache
 import pytest
 import regex
 
-import bleustream.tokenizers as tok
-from bleustream.tokenizers import TOKENIZERS
+import bleustream.tokenizers.registry as tok
+from bleustream.tokenizers.registry import TOKENIZERS
 from tests.adversarial import (
     ALL_CODE_POINTS,
     ASCII_PUNCTUATION,
@@ -253,7 +253,7 @@ def test_zh_classification_of_white_space_and_edges() -> None:
 # fast paths: each equals the plain rule
 # --------------------------------------------------------------------------
 
-# Black box: lines built to take each path of bleustream.tokenizers, each
+# Black box: lines built to take each path of bleustream.tokenizers.registry, each
 # checked against SacreBLEU (which runs the plain rules on every line).  The
 # flags state what the line holds, and are asserted, so that a line cannot
 # silently drift off the path it is meant to take.
@@ -347,7 +347,7 @@ def test_intl_fast_paths(
 
 # White box: the same lines with bleustream's shortcut tests forced to
 # "take the general path", one at a time and all together.  These name
-# private attributes of bleustream.tokenizers; if one is renamed the test
+# private attributes of bleustream.tokenizers.registry; if one is renamed the test
 # errors (AttributeError), which means it needs updating, not that
 # tokenization is wrong.
 

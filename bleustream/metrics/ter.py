@@ -1,14 +1,14 @@
 """TER, translation edit rate (Snover et al. 2006), as SacreBLEU 2.x.
 
-A metric module (see ``bleustream.metric``).  A segment's statistics are
+A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
 SacreBLEU's row ``(edits, ref_len)``: the fewest edits (shifts plus the
-beam-limited edit distance of ``bleustream.tercom``) over the references,
+beam-limited edit distance of ``bleustream.metrics.tercom``) over the references,
 and the average reference length, a float (the sum of the reference
 lengths divided by their number).  Rows add as SacreBLEU sums them, so the
 corpus score, ``100 * edits / ref_len``, is bit-identical to SacreBLEU's.
 
 Text goes through SacreBLEU's TER preprocessing: the line is right-stripped,
-then tokenized by the tercom tokenizer (``bleustream.ter_tokenizer``), then
+then tokenized by the tercom tokenizer (``bleustream.tokenizers.tercom``), then
 split on white space; a reference is tokenized twice, as SacreBLEU does.
 The references are tokenized and interned once per segment
 (``prepare_refs``), for every system scored against them.
@@ -16,16 +16,15 @@ The references are tokenized and interned once per segment
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream import __version__
-from bleustream.metric import MAX_COUNT, Option, Row, is_number, option_values
-from bleustream.ter_tokenizer import SIGNATURE as TOKENIZER_SIGNATURE
-from bleustream.ter_tokenizer import tercom_tokenizer
-from bleustream.tercom import Reference, prepare_reference, translation_edit_rate
+from bleustream._version import __version__
+from bleustream.metrics.protocol import MAX_COUNT, Option, Row, is_number, option_values
+from bleustream.metrics.tercom import Reference, prepare_reference, translation_edit_rate
+from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
+from bleustream.tokenizers.tercom import tercom_tokenizer
 
 NAME = "ter"
 TITLE = "TER"
@@ -64,38 +63,30 @@ OPTIONS = (
         ("--ter-case-sensitive",),
         "ter_case_sensitive",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "enables case sensitivity for TER (default: no)",
-        },
+        kind="bool",
+        help="enables case sensitivity for TER (default: no)",
     ),
     Option(
         ("--ter-asian-support",),
         "ter_asian_support",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "enables special treatment of Asian characters for TER; acts with "
-            "--ter-normalized or --ter-no-punct (default: no)",
-        },
+        kind="bool",
+        help="enables special treatment of Asian characters for TER; acts with "
+        "--ter-normalized or --ter-no-punct (default: no)",
     ),
     Option(
         ("--ter-no-punct",),
         "ter_no_punct",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "removes punctuation for TER (default: no)",
-        },
+        kind="bool",
+        help="removes punctuation for TER (default: no)",
     ),
     Option(
         ("--ter-normalized",),
         "ter_normalized",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "applies basic normalization and tokenization for TER (default: no)",
-        },
+        kind="bool",
+        help="applies basic normalization and tokenization for TER (default: no)",
     ),
 )
 
@@ -240,6 +231,6 @@ def verbose(ter: TerScore, settings: Settings) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.batch import ter_rows
+    from bleustream.metrics.numpy_scores import ter_rows
 
     return ter_rows(sums, settings)

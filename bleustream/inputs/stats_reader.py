@@ -47,60 +47,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError, count_of
-from bleustream.metric import Row, is_number, is_whole
-from bleustream.metrics import METRICS, Spec
-from bleustream.readers import LineSource
-
-FORMAT_NAME = "bleustream-stats"
-FORMAT_VERSION = 1
-
-
-def counting_settings(spec: Spec) -> dict[str, Any]:
-    """The settings of a metric that change its statistics."""
-    return {
-        key: value
-        for key, value in dataclasses.asdict(spec.settings).items()
-        if key not in spec.metric.SCORE_ONLY
-    }
-
-
-def scoring_settings(spec: Spec) -> dict[str, Any]:
-    """The settings of a metric that change only the score of summed statistics."""
-    return {
-        key: value
-        for key, value in dataclasses.asdict(spec.settings).items()
-        if key in spec.metric.SCORE_ONLY
-    }
-
-
-def record_object(
-    kind: str,
-    specs: tuple[Spec, ...],
-    rows: tuple[Row, ...],
-    segments: int,
-    nrefs: int | str,
-    extra: Mapping[str, Any],
-) -> dict[str, Any]:
-    """One stats record as a JSON-ready dict (``extra``: line, id, system...)."""
-    data: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "type": kind}
-    data.update(extra)
-    data["segments"] = segments
-    data["nrefs"] = nrefs
-    data["metrics"] = [
-        {
-            "metric": spec.name,
-            "counting": counting_settings(spec),
-            "scoring": scoring_settings(spec),
-            "stats": list(row),
-        }
-        for spec, row in zip(specs, rows)
-    ]
-    return data
-
+from bleustream.inputs.lines import LineSource
+from bleustream.metrics.protocol import Row, is_number, is_whole
+from bleustream.metrics.registry import METRICS, Spec
+from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION
 
 # ----------------------------------------------------------------------------
 # Reading

@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, NamedTuple
 
 from bleustream.errors import BleustreamError, InputError, UsageError
-from bleustream.logs import LOG_FORMATS, check_usage, log_segments
-from bleustream.metrics import Spec
-from bleustream.readers import (
+from bleustream.inputs.lines import (
     STDIN_NAME,
     BadLinePolicy,
     LineSource,
@@ -28,9 +26,11 @@ from bleustream.readers import (
     open_source,
     paste_segments,
 )
-from bleustream.run_options import RunOptions
-from bleustream.scorer import Rows, Scorer
-from bleustream.statsio import Chunk, Layout, in_turns, read_stats, specs_of
+from bleustream.inputs.logs import LOG_FORMATS, check_usage, log_segments
+from bleustream.inputs.options import ReadOptions
+from bleustream.inputs.stats_reader import Chunk, Layout, in_turns, read_stats, specs_of
+from bleustream.metrics.counting import Counter, Rows
+from bleustream.metrics.registry import Spec
 
 
 class Item(NamedTuple):
@@ -48,7 +48,7 @@ class Item(NamedTuple):
 
 
 def open_all(
-    paths: Sequence[str], stdin: BinaryIO | None, options: RunOptions, policy: BadLinePolicy
+    paths: Sequence[str], stdin: BinaryIO | None, options: ReadOptions, policy: BadLinePolicy
 ) -> list[LineSource]:
     """Opens every path (``-``: ``stdin``) as the options say; all or none."""
     encoding = check_encoding(options.encoding)
@@ -63,7 +63,7 @@ def open_all(
     return sources
 
 
-def check_stdin(options: RunOptions) -> None:
+def check_stdin(options: ReadOptions) -> None:
     """Standard input can be read as one input only."""
     hyps_from_stdin = "-" in options.inputs
     if options.inputs.count("-") > 1:
@@ -77,7 +77,7 @@ def check_stdin(options: RunOptions) -> None:
 
 
 def text_items(
-    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+    options: ReadOptions, stdin: BinaryIO | None, policy: BadLinePolicy
 ) -> tuple[Iterator[Segment], list[LineSource]]:
     """The text segments the options ask for, and the sources to close."""
     check_stdin(options)
@@ -101,7 +101,7 @@ def text_items(
 
 
 def plain_segments(
-    options: RunOptions, sources: Sequence[LineSource], policy: BadLinePolicy, nfields: int = 0
+    options: ReadOptions, sources: Sequence[LineSource], policy: BadLinePolicy, nfields: int = 0
 ) -> Iterator[Segment]:
     """Segments of paste input, or of REF files read in lockstep (``nfields``:
     see ``paste_segments``)."""
@@ -118,7 +118,7 @@ def plain_segments(
 
 def items_of_segments(
     segments: Iterator[Segment],
-    options: RunOptions,
+    options: ReadOptions,
     sources: list[LineSource],
     policy: BadLinePolicy,
 ) -> Iterator[Item]:
@@ -196,7 +196,7 @@ def _read_to(source: LineSource, line: int, first: LineSource) -> str | None:
 
 
 def stats_items(
-    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+    options: ReadOptions, stdin: BinaryIO | None, policy: BadLinePolicy
 ) -> tuple[Iterator[Chunk | Layout | list[Chunk]], list[LineSource]]:
     """Statistics read back from stats records.
 
@@ -257,12 +257,12 @@ def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[
         yield [c for c in chunks if isinstance(c, Chunk)]
 
 
-def stats_paths(options: RunOptions) -> list[str]:
+def stats_paths(options: ReadOptions) -> list[str]:
     """The files statistics are read back from: the operands, else ``-i``."""
     return [*options.refs] or list(options.inputs)
 
 
-def input_name(options: RunOptions) -> str:
+def input_name(options: ReadOptions) -> str:
     """The name that messages give the (first) input; every file statistics
     are read back from."""
     if options.input_format == "stats":
@@ -270,10 +270,10 @@ def input_name(options: RunOptions) -> str:
     return STDIN_NAME if options.input == "-" else options.input
 
 
-def count_item(scorer: Scorer, item: Item, options: RunOptions) -> Rows:
+def count_item(counter: Counter, item: Item, options: ReadOptions) -> Rows:
     """An item's rows; a problem in its text is located at its line."""
     try:
-        return scorer.count(item.hyps, item.refs)
+        return counter.count(item.hyps, item.refs)
     except InputError as exc:
         if exc.source is not None:
             raise
@@ -295,7 +295,7 @@ class ReadBack:
 
 
 def chunks_to_items(
-    chunks: Iterator[Chunk | Layout | list[Chunk]], options: RunOptions, read: ReadBack
+    chunks: Iterator[Chunk | Layout | list[Chunk]], options: ReadOptions, read: ReadBack
 ) -> Iterator[Item]:
     """Items of statistics read back; what else they say goes into ``read``."""
     for chunk in chunks:
@@ -328,7 +328,7 @@ def chunks_to_items(
         )
 
 
-def _check_segment_record(chunk: Chunk, options: RunOptions) -> None:
+def _check_segment_record(chunk: Chunk, options: ReadOptions) -> None:
     if not chunk.is_segment and options.sentence_level:
         raise InputError(
             "--sentence-level needs segment records; this is a corpus record "

@@ -1,6 +1,6 @@
 """Results of confidence intervals and paired tests, and their text as SacreBLEU writes it.
 
-Pure string formatting, no printing and no numpy.  ``Result`` is one
+Pure string formatting, no printing and no numpy.  ``Entry`` is one
 system's outcome for one metric; the record formats can use it as well.
 
 What SacreBLEU 2.6 prints, and what is reproduced here:
@@ -27,28 +27,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 CI_TITLE = " (μ ± 95% CI)"
 SIGNIFICANCE_LEVEL = 0.05
 
 
-@dataclass(frozen=True)
-class Result:
-    """One system's score for one metric, with what a resampling test added.
-
-    ``mean`` and ``ci`` (half the width of the 95% interval) come from
-    bootstrap resampling; ``p_value`` from a paired test against the
-    baseline (``None`` for the baseline itself).
-    """
+class Entry(Protocol):
+    """What a table reads of one system's score for one metric: a
+    ``bleustream.significance.result.Entry``."""
 
     system: str
     metric: str
     score: float
-    mean: float | None = None
-    ci: float | None = None
-    p_value: float | None = None
+    mean: float | None
+    ci: float | None
+    p_value: float | None
 
 
 # ----------------------------------------------------------------------------
@@ -56,7 +50,7 @@ class Result:
 # ----------------------------------------------------------------------------
 
 
-def score_text(result: Result, width: int = 1) -> str:
+def score_text(result: Entry, width: int = 1) -> str:
     """The score as ``Score.format`` writes it: ``24.3 (μ = 24.0 ± 3.4)``.
 
     SacreBLEU shows the interval only when the mean is positive (its "no
@@ -68,12 +62,12 @@ def score_text(result: Result, width: int = 1) -> str:
     return text
 
 
-def confidence_text(result: Result, width: int = 1) -> str:
+def confidence_text(result: Entry, width: int = 1) -> str:
     """``μ = 24.0 ± 3.4``: the interval part of a score."""
     return f"μ = {result.mean:.{width}f} ± {result.ci:.{width}f}"
 
 
-def single_line(result: Result, signature: str = "", verbose: str = "", width: int = 1) -> str:
+def single_line(result: Entry, signature: str = "", verbose: str = "", width: int = 1) -> str:
     """One metric's line of single-system text output: ``NAME|sig = score (μ ...) verbose``."""
     head = f"{result.metric}|{signature}" if signature else result.metric
     line = f"{head} = {score_text(result, width)}"
@@ -97,7 +91,7 @@ def align_single_lines(lines: Sequence[str]) -> list[str]:
     return plain + [f"{line[:cut]:>{w}}{line[cut:]}" for cut, line in zip(cuts, aligned)]
 
 
-def confidence_json_fields(result: Result, width: int = 1) -> dict[str, Any]:
+def confidence_json_fields(result: Entry, width: int = 1) -> dict[str, Any]:
     """The keys SacreBLEU's JSON record gains with ``-ci`` (after ``signature``)."""
     if result.mean is None or result.ci is None or not result.mean > 0:
         return {}
@@ -124,7 +118,7 @@ def p_value_text(p_value: float) -> str:
     return text if p_value > SIGNIFICANCE_LEVEL else text + "*"
 
 
-def cell_text(result: Result, width: int = 1, multiline: bool = False) -> str:
+def cell_text(result: Entry, width: int = 1, multiline: bool = False) -> str:
     """A table cell as ``_format_score_lines`` writes it.
 
     ``score (mean ± ci)``, then the p-value after a space, or on a new line
@@ -138,8 +132,8 @@ def cell_text(result: Result, width: int = 1, multiline: bool = False) -> str:
     return text
 
 
-def paired_json_value(result: Result) -> dict[str, float | None]:
-    """A result as SacreBLEU's paired ``-f json`` holds it (``Result.__dict__``).
+def paired_json_value(result: Entry) -> dict[str, float | None]:
+    """A result as SacreBLEU's paired ``-f json`` holds it (``Entry.__dict__``).
 
     SacreBLEU itself fails here when a mean is a numpy float32 (chrF, TER):
     ``json.dumps`` cannot write one; these are plain floats.
@@ -148,7 +142,7 @@ def paired_json_value(result: Result) -> dict[str, float | None]:
 
 
 def _grid(
-    results: Sequence[Result], width: int, multiline: bool
+    results: Sequence[Entry], width: int, multiline: bool
 ) -> tuple[list[str], list[list[str]]]:
     """Column titles and columns (systems first) in first-seen order of systems and metrics.
 
@@ -157,7 +151,7 @@ def _grid(
     """
     systems: list[str] = []
     metrics: list[str] = []
-    cells: dict[tuple[str, str], Result] = {}
+    cells: dict[tuple[str, str], Entry] = {}
     for r in results:
         if r.system not in systems:
             systems.append(r.system)
@@ -185,7 +179,7 @@ def _grid(
 # ----------------------------------------------------------------------------
 
 
-def text_table(results: Sequence[Result], width: int = 1) -> str:
+def text_table(results: Sequence[Entry], width: int = 1) -> str:
     """A plain aligned table of the results (the layout is described in the module doc)."""
     titles, columns = _grid(results, width, multiline=True)
     widths = [
@@ -286,7 +280,7 @@ def _latex_escape(text: str) -> str:
     return "".join(_LATEX_ESCAPES.get(c, c) for c in text)
 
 
-def latex_table(results: Sequence[Result], width: int = 1) -> str:
+def latex_table(results: Sequence[Entry], width: int = 1) -> str:
     """The ``-f latex`` table, character for character as SacreBLEU prints it.
 
     tabulate's ``latex_booktabs`` with SacreBLEU's options: the system
@@ -373,7 +367,7 @@ def signatures_block(signatures: Mapping[str, str]) -> str:
 
 def _report(
     table: str,
-    results: Sequence[Result],
+    results: Sequence[Entry],
     signatures: Mapping[str, str],
     test: str | None,
     n_samples: int | None,
@@ -387,7 +381,7 @@ def _report(
 
 
 def text_report(
-    results: Sequence[Result],
+    results: Sequence[Entry],
     signatures: Mapping[str, str],
     test: str | None = None,
     n_samples: int | None = None,
@@ -402,7 +396,7 @@ def text_report(
 
 
 def latex_report(
-    results: Sequence[Result],
+    results: Sequence[Entry],
     signatures: Mapping[str, str],
     test: str | None = None,
     n_samples: int | None = None,

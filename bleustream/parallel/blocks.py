@@ -4,7 +4,7 @@ When every input is a regular, uncompressed file, worker processes can
 read the text themselves: the parent only finds where each block of lines
 starts and ends in every file, counting ``\\n`` bytes in large reads and
 decoding nothing, and a worker opens the files and reads its block's
-ranges.  Lines end at ``\\n`` only, as ``bleustream.readers`` reads them,
+ranges.  Lines end at ``\\n`` only, as ``bleustream.inputs.lines`` reads them,
 and a last line without one is a line.
 
 Block k holds lines ``k * lines + 1`` to ``(k + 1) * lines`` of every file,

@@ -18,7 +18,7 @@ JSON fields and TSV columns) comes from the metric module itself.
 * ``latex``: SacreBLEU's LaTeX table of several systems' corpus scores
   (and test results); records before the end are not written.
 * ``stats``: JSON Lines, one object per record with every metric's raw
-  statistics and the settings that produced them (``bleustream.statsio``),
+  statistics and the settings that produced them (``bleustream.inputs.stats_reader``),
   to be added up later with ``--input-format stats``.
 
 With ``score_only`` (``-b``) every format prints the scores alone, one
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import count_of
-from bleustream.metrics import Spec
-from bleustream.statsio import record_object
+from bleustream.metrics.registry import Spec
+from bleustream.metrics.stats_record import record_object
 
 FORMATS = ("text", "tsv", "json", "stats", "latex")
 KINDS = ("segment", "running", "corpus")
@@ -277,7 +277,7 @@ FORMATTERS: dict[str, Formatter] = {
     "tsv": format_tsv,
     "json": format_json,
     "stats": format_stats,
-    # LaTeX is written whole at the end (bleustream.report), not per record.
+    # LaTeX is written whole at the end (bleustream.output.tables), not per record.
     "latex": lambda record, ctx: "",
 }
 

@@ -9,7 +9,7 @@ segment per system), chrF 18 (72 bytes), chrF++ 24 (96 bytes), TER 2 (16
 bytes).  Without a test nothing per segment is kept.
 
 At the end the arrays become numpy matrices (without copying) and go to
-``bleustream.significance``, which reproduces SacreBLEU's draws and
+``bleustream.significance.draws``, which reproduces SacreBLEU's draws and
 arithmetic; numpy is imported only then.
 """
 
@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bleustream import significance
-from bleustream.batch import require_numpy
-from bleustream.metric import Row
-from bleustream.metrics import Spec
-from bleustream.report import Result
+from bleustream.metrics.numpy_scores import require_numpy
+from bleustream.metrics.protocol import Row
+from bleustream.metrics.registry import Spec
+from bleustream.significance import draws as significance
+from bleustream.significance.result import Result
 
 TESTS = ("ci", "bs", "ar")
 

@@ -1,5 +1,9 @@
-"""The typed options of a run: what the command line and the config file
-resolve to, checked, and all that ``bleustream.run.run`` reads of them."""
+"""What reading the input needs to know of a run's options, and no more.
+
+``bleustream.run.RunOptions`` holds every option of a run; its ``reading``
+is this part of it, which the input layer and the worker processes take
+(it pickles small and names nothing above this layer).
+"""
 
 from __future__ import annotations
 
@@ -7,34 +11,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bleustream.metrics import Spec
-from bleustream.resampling import Test
-
 
 @dataclass(frozen=True)
-class RunOptions:
-    """Everything a run needs to know, checked and typed."""
+class ReadOptions:
+    """The options that say what to read and how."""
 
-    specs: tuple[Spec, ...]
     refs: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ("-",)  # one per system (stats: shards)
-    format: str = "text"
-    width: int = 1
-    score_only: bool = False
-    sentence_level: bool = False
-    every: int = 0
     encoding: str = "utf-8"
     encoding_errors: str = "strict"
     skip_bad_lines: bool = False
     input_format: str = "paste"
     fairseq_hyp: str = "D"
     keyed_refs: str | None = None
-    allow_unpaired: bool = False
     systems: int = 1  # paste input: hypotheses per line
-    jobs: int = 1  # worker processes counting segments
     num_refs: int = 1  # references per line of the one reference file
-    test: Test | None = None  # confidence intervals or a paired test
-    progress: bool = False  # progress lines on the progress stream
+    sentence_level: bool = False
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)

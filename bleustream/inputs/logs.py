@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from typing import Callable
 
 from bleustream.errors import InputError, UsageError
-from bleustream.pairing import (
+from bleustream.inputs.lines import LineSource
+from bleustream.inputs.pairing import (
     HYP,
     REF,
     Event,
@@ -45,7 +46,6 @@ from bleustream.pairing import (
     StreamPairing,
     key_of,
 )
-from bleustream.readers import LineSource
 
 LOG_FORMATS = ("fairseq", "nbest", "keyed")
 INPUT_FORMATS = ("paste", *LOG_FORMATS)

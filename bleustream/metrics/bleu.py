@@ -1,6 +1,6 @@
 """The BLEU metric: settings, segment statistics, scores and signature.
 
-A metric module (see ``bleustream.metric``).  A segment's statistics are
+A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
 SacreBLEU's row ``(hyp_len, ref_len, *matches, *totals)``; ``Stats`` is the
 same numbers with names.  ``compute_bleu`` performs the same floating-point
 operations in the same order as SacreBLEU 2.x's ``BLEU.compute_bleu``, so
@@ -10,7 +10,6 @@ precisions are percentages.
 
 from __future__ import annotations
 
-import argparse
 import math
 import operator
 from collections.abc import Mapping, Sequence
@@ -18,14 +17,12 @@ from dataclasses import dataclass, replace
 from itertools import repeat
 from typing import Any, Callable
 
-from bleustream import __version__
-from bleustream.argtypes import whole_number
-from bleustream.config import FROM_COMMAND_LINE, FROM_DEFAULT
+from bleustream._version import __version__
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row, is_number, is_whole, whole_counts
-from bleustream.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
-from bleustream.stats import Stats
-from bleustream.tokenizers import (
+from bleustream.metrics.bleu_stats import Stats
+from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
+from bleustream.metrics.protocol import Option, Row, is_number, is_whole, whole_counts
+from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
     Tokenizer,
@@ -234,80 +231,70 @@ NAME = "bleu"
 TITLE = "BLEU"
 
 
-def _smooth_value(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= MAX_SMOOTH_VALUE:  # also false for nan
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to {MAX_SMOOTH_VALUE}: {text!r}")
-    return value
-
-
 OPTIONS = (
     Option(
         ("-tok", "--tokenize"),
         "tokenize",
         DEFAULT_TOKENIZER,
-        {"choices": sorted(TOKENIZERS), "help": f"tokenizer (default: {DEFAULT_TOKENIZER})"},
+        kind="choice",
+        choices=tuple(sorted(TOKENIZERS)),
+        help=f"tokenizer (default: {DEFAULT_TOKENIZER})",
+        default_from=("language_pair", default_tokenizer),
     ),
     Option(
         ("-l", "--language-pair"),
         "language_pair",
         None,
-        {
-            "metavar": "SRC-TRG",
-            "help": "the language pair: without --tokenize, BLEU tokenizes as SacreBLEU "
-            "does for the target language (zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); "
-            "nothing else changes",
-        },
+        metavar="SRC-TRG",
+        help="the language pair: without --tokenize, BLEU tokenizes as SacreBLEU "
+        "does for the target language (zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); "
+        "nothing else changes",
     ),
     Option(
         ("-lc", "--lowercase"),
         "lowercase",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "lowercase hypotheses and references for BLEU (default: no)",
-        },
+        kind="bool",
+        help="lowercase hypotheses and references for BLEU (default: no)",
     ),
     Option(
         ("-s", "--smooth-method"),
         "smooth_method",
         DEFAULT_SMOOTH,
-        {"choices": SMOOTH_METHODS, "help": "smoothing: exp, floor, add-k or none (default: exp)"},
+        kind="choice",
+        choices=tuple(SMOOTH_METHODS),
+        help="smoothing: exp, floor, add-k or none (default: exp)",
     ),
     Option(
         ("-sv", "--smooth-value"),
         "smooth_value",
         None,
-        {
-            "type": _smooth_value,
-            "metavar": "X",
-            "help": f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
-            f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
-        },
+        kind="float",
+        minimum=0,
+        maximum=MAX_SMOOTH_VALUE,
+        metavar="X",
+        help=f"value for floor (default {SMOOTH_DEFAULTS['floor']}) "
+        f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
+        yields_to="smooth_method",
     ),
     Option(
         ("--max-ngram-order",),
         "max_ngram_order",
         DEFAULT_MAX_ORDER,
-        {
-            "type": whole_number(1, MAX_ORDER),
-            "metavar": "N",
-            "help": f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
-        },
+        kind="int",
+        minimum=1,
+        maximum=MAX_ORDER,
+        metavar="N",
+        help=f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
         field="max_order",
     ),
     Option(
         ("--effective-order",),
         "effective_order",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "leave out n-gram orders with no n-grams (default: no; "
-            "always on for --sentence-level records)",
-        },
+        kind="bool",
+        help="leave out n-gram orders with no n-grams (default: no; "
+        "always on for --sentence-level records)",
     ),
 )
 
@@ -317,33 +304,14 @@ SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:
-    """The BLEU settings of resolved options, by dest.
-
-    A smoothing value with a method that takes none is an error, unless the
-    method came from the command line and the value from a config file (a
-    file's value for floor does not stop ``-s exp``): then it is dropped.
-    """
+    """The BLEU settings of resolved options, by dest."""
     method, value = options["smooth_method"], options["smooth_value"]
     if options.get("language_pair") is not None:
         default_tokenizer(options["language_pair"])  # a malformed pair is an error
     if value is not None and SMOOTH_DEFAULTS[method] is None:
-        origins = options.get("origins", {})
-        overridden = (
-            origins.get("smooth_method") == FROM_COMMAND_LINE
-            and origins.get("smooth_value") != FROM_COMMAND_LINE
-        )
-        if not overridden:
-            raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
-        value = None
-    tokenize = options["tokenize"]
-    pair = options.get("language_pair")
-    if (
-        pair is not None
-        and options.get("origins", {}).get("tokenize", FROM_DEFAULT) == FROM_DEFAULT
-    ):
-        tokenize = default_tokenizer(pair)
+        raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
     return Settings(
-        tokenize=tokenize,
+        tokenize=options["tokenize"],
         lowercase=options["lowercase"],
         smooth_method=method,
         smooth_value=value,
@@ -465,6 +433,6 @@ def verbose(bleu: BleuScore, settings: Settings) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.batch import bleu_rows
+    from bleustream.metrics.numpy_scores import bleu_rows
 
     return bleu_rows(sums, settings)

@@ -1,6 +1,6 @@
 """Pair hypotheses with references by id, in whatever order they come.
 
-A log parser (see ``bleustream.logs``) turns lines into events: a
+A log parser (see ``bleustream.inputs.logs``) turns lines into events: a
 hypothesis with its id, references with their id, or an id whose line was
 bad.  A pairing takes the events one at a time and gives back a
 ``Segment`` the moment both halves of an id are present; the pair is then
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Union
 
 from bleustream.errors import InputError, count_of
-from bleustream.readers import LineSource, Segment
+from bleustream.inputs.lines import LineSource, Segment
 
 Key = Union[int, str]
 

@@ -14,23 +14,23 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from bleustream.blocks import Block, identity_of, line_blocks, open_span, same_files
 from bleustream.errors import BleustreamError, InputError
-from bleustream.items import count_item, items_of_segments, open_all, plain_segments
-from bleustream.logs import LOG_FORMATS
-from bleustream.readers import BadLinePolicy, LineSource, check_encoding, paste_segments
-from bleustream.run_options import RunOptions
-from bleustream.scorer import Rows, Summed, sum_rows
+from bleustream.inputs.items import count_item, items_of_segments, open_all, plain_segments
+from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, paste_segments
+from bleustream.inputs.logs import LOG_FORMATS
+from bleustream.inputs.options import ReadOptions
+from bleustream.metrics.counting import Rows, Summed, sum_rows
+from bleustream.parallel.blocks import Block, identity_of, line_blocks, open_span, same_files
 
 if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
-    from bleustream.parallel import ParallelCounter
+    from bleustream.parallel.pool import ParallelCounter
 
 
 @dataclass(frozen=True)
 class BlockTask:
     """A block of the input files, for a worker to read, pair and score to sums."""
 
-    options: RunOptions
+    options: ReadOptions
     block: Block
     nfields: int  # paste input: the number of fields an earlier line fixed, else 0
 
@@ -57,7 +57,7 @@ class _KeptBadLines(BadLinePolicy):
 
 
 def block_tasks(
-    options: RunOptions, sources: Sequence[LineSource], counter: ParallelCounter
+    options: ReadOptions, sources: Sequence[LineSource], counter: ParallelCounter
 ) -> Iterator[BlockTask] | None:
     """Blocks of the input for the workers to read themselves, when they can; else None.
 
@@ -82,7 +82,7 @@ def block_tasks(
     )
 
 
-def _paste_fields(options: RunOptions) -> tuple[int, int]:
+def _paste_fields(options: ReadOptions) -> tuple[int, int]:
     """Paste input: the number of fields of its first good line, which every
     later line must have, and that line's number ((0, 0) when none is).
 
@@ -107,7 +107,7 @@ def count_block(task: BlockTask) -> BlockDone:
     numbered as in the whole files, so that every message is one
     process's.
     """
-    from bleustream.parallel import worker_scorer
+    from bleustream.parallel.pool import worker_scorer
 
     options = task.options
     scorer = worker_scorer()

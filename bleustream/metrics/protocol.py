@@ -1,7 +1,7 @@
 """What every metric module provides: the small surface the rest is built on.
 
-A metric is a plain module (``bleustream.bleu``, ``bleustream.chrf``,
-``bleustream.ter``) registered by name in ``bleustream.metrics.METRICS``.
+A metric is a plain module (``bleustream.metrics.bleu``, ``bleustream.metrics.chrf``,
+``bleustream.metrics.ter``) registered by name in ``bleustream.metrics.registry.METRICS``.
 Nothing outside a metric's own module tests a metric's name: the command
 line, the config file, the record loop and the formats learn everything from
 the attributes below.
@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
@@ -99,26 +99,94 @@ def whole_counts(row: Sequence[Any]) -> str | None:
 
 @dataclass(frozen=True)
 class Option:
-    """One command line option of a metric; its long name is also its config key.
+    """One option, as plain data: its flags, what it takes, and its help.
 
-    ``flags`` and ``kwargs`` go to ``argparse.add_argument`` as they are
-    (``kwargs`` must not hold a default: built-in defaults live in
-    ``default``, so that a config file can tell an option given from one
-    left out).
+    The command line builds its parser from these, the config file its
+    keys (the long name without dashes), and ``--show-config`` its table,
+    so an option is declared once.  ``parse`` reads the option's text (or a
+    config file's value as text) and raises ``ValueError`` with the reason
+    when it does not fit.
+
+    ``kind`` is one of ``bool`` (``--x``/``--no-x``), ``flag`` (``--x``
+    alone, never a config key), ``int``, ``float``, ``choice`` or ``str``.
     """
 
     flags: tuple[str, ...]
     dest: str
-    default: Any
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    default: Any = None
+    kind: str = "str"
+    help: str = ""
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    metavar: str | None = None
+    multiple: bool = False  # one or more values
+    config: bool = True  # a config key (and in --show-config)
+    # A text reader for values no kind and bounds describe (a seed or
+    # "none"); it raises ValueError with the reason.
+    reader: Callable[[str], Any] | None = None
     # The field of the metric's Settings the option sets, when it has one
     # (the dest, unless named): how merged statistics learn which
     # score-only settings the command line changed.
     field: str | None = None
+    # A setting whose value given in a config file gives way when the
+    # option named here is given on the command line (a file's
+    # smooth-value does not stop -s exp).
+    yields_to: str | None = None
+    # A default that follows another option: (its dest, the function of its
+    # value), applied when this option is left at its default and that one
+    # is set (-l en-zh chooses -tok zh).
+    default_from: tuple[str, Callable[[Any], Any]] | None = None
 
     @property
     def settings_field(self) -> str:
         return self.field or self.dest
+
+    @property
+    def long_flag(self) -> str | None:
+        for flag in self.flags:
+            if flag.startswith("--"):
+                return flag
+        return None
+
+    def parse(self, text: str) -> Any:
+        """The value of the option's text; ``ValueError`` says why it does not fit."""
+        if self.reader is not None:
+            return self.reader(text)
+        if self.kind == "int":
+            try:
+                value: Any = int(text)
+            except ValueError:
+                raise ValueError(f"not a whole number: {text!r}") from None
+        elif self.kind == "float":
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"not a number: {text!r}") from None
+        else:
+            return text
+        low, high = self.minimum, self.maximum
+        if not ((low is None or value >= low) and (high is None or value <= high)):
+            # (also taken for nan, which no bound holds)
+            raise ValueError(f"{_requirement(self.kind, low, high)}: {text!r}")
+        return value
+
+
+def _requirement(kind: str, low: float | None, high: float | None) -> str:
+    if kind == "float":
+        return f"must be a number from {_shown(low)} to {_shown(high)}"
+    if high is not None:
+        return f"must be a whole number from {_shown(low)} to {_shown(high)}"
+    if low == 0:
+        return "must not be negative"
+    return f"must be at least {_shown(low)}"
+
+
+def _shown(bound: float | None) -> str:
+    """A bound as messages write it: 1000000, not 1e+06."""
+    if isinstance(bound, int) or (isinstance(bound, float) and bound.is_integer()):
+        return str(int(bound))  # type: ignore[arg-type]
+    return f"{bound:g}"
 
 
 def option_values(options: Mapping[str, Any], metric_options: Sequence[Option]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The chrF metric (Popović 2015) and chrF++ (Popović 2017), as SacreBLEU 2.x.
 
-A metric module (see ``bleustream.metric``).  A segment's statistics are
+A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
 SacreBLEU's row: one ``(hyp, ref, match)`` triplet per order, character
 orders 1..``char_order`` first, then word orders 1..``word_order``, taken
 from the reference whose f-score is best.  ``f_score`` performs the same
@@ -47,7 +47,6 @@ the cost.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -56,11 +55,10 @@ from functools import partial
 from itertools import compress
 from typing import Any, Callable
 
-from bleustream import __version__
-from bleustream.argtypes import whole_number
+from bleustream._version import __version__
 from bleustream.errors import UsageError
-from bleustream.metric import Option, Row, is_whole, option_values, whole_counts
-from bleustream.ngrams import matches_past_once, repeated_counts
+from bleustream.metrics.ngrams import matches_past_once, repeated_counts
+from bleustream.metrics.protocol import Option, Row, is_whole, option_values, whole_counts
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -133,60 +131,54 @@ OPTIONS = (
         ("-cc", "--chrf-char-order"),
         "chrf_char_order",
         DEFAULT_CHAR_ORDER,
-        {
-            "type": whole_number(0, MAX_ORDER),
-            "metavar": "N",
-            "help": f"chrF character n-gram order (default: {DEFAULT_CHAR_ORDER})",
-        },
+        kind="int",
+        minimum=0,
+        maximum=MAX_ORDER,
+        metavar="N",
+        help=f"chrF character n-gram order (default: {DEFAULT_CHAR_ORDER})",
     ),
     Option(
         ("-cw", "--chrf-word-order"),
         "chrf_word_order",
         DEFAULT_WORD_ORDER,
-        {
-            "type": whole_number(0, MAX_ORDER),
-            "metavar": "N",
-            "help": f"chrF word n-gram order; 2 is chrF++ (default: {DEFAULT_WORD_ORDER})",
-        },
+        kind="int",
+        minimum=0,
+        maximum=MAX_ORDER,
+        metavar="N",
+        help=f"chrF word n-gram order; 2 is chrF++ (default: {DEFAULT_WORD_ORDER})",
     ),
     Option(
         ("--chrf-beta",),
         "chrf_beta",
         DEFAULT_BETA,
-        {
-            "type": whole_number(0, MAX_BETA),
-            "metavar": "N",
-            "help": f"weight of recall against precision in chrF (default: {DEFAULT_BETA})",
-        },
+        kind="int",
+        minimum=0,
+        maximum=MAX_BETA,
+        metavar="N",
+        help=f"weight of recall against precision in chrF (default: {DEFAULT_BETA})",
         field="beta",
     ),
     Option(
         ("--chrf-whitespace",),
         "chrf_whitespace",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "keep white space in chrF character n-grams (default: no)",
-        },
+        kind="bool",
+        help="keep white space in chrF character n-grams (default: no)",
     ),
     Option(
         ("--chrf-lowercase",),
         "chrf_lowercase",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "lowercase hypotheses and references for chrF (default: no)",
-        },
+        kind="bool",
+        help="lowercase hypotheses and references for chrF (default: no)",
     ),
     Option(
         ("--chrf-eps-smoothing",),
         "chrf_eps_smoothing",
         False,
-        {
-            "action": argparse.BooleanOptionalAction,
-            "help": "epsilon smoothing as chrF++.py, NLTK and Moses, instead of "
-            "effective order (default: no)",
-        },
+        kind="bool",
+        help="epsilon smoothing as chrF++.py, NLTK and Moses, instead of "
+        "effective order (default: no)",
         field="eps_smoothing",
     ),
 )
@@ -621,6 +613,6 @@ def verbose(chrf: ChrfScore, settings: Settings) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.batch import chrf_rows
+    from bleustream.metrics.numpy_scores import chrf_rows
 
     return chrf_rows(sums, settings)

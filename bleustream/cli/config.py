@@ -2,16 +2,15 @@
 
 The keys of a config file are the long option names without their dashes
 (``smooth-method = "floor"``).  Which keys exist, and what each allows, is
-derived from the command line's argparse parser and its table of built-in
-defaults, so an option added there is a config key at once:
+derived from the table of options (``bleustream.cli.options``), so an
+option added there is a config key at once:
 
 * an option with ``choices`` takes a string from that set;
-* a ``BooleanOptionalAction`` (or ``store_true``/``store_false``) flag takes
-  ``true`` or ``false``;
-* an option with a ``type`` takes a TOML value of that type (an integer for
-  ``int`` options, an integer or float for ``float`` options; a boolean is
-  neither), which is then checked by the option's own ``type`` function, so
-  that ``max-ngram-order = 0`` fails as ``--max-ngram-order 0`` does;
+* a ``bool`` option takes ``true`` or ``false``;
+* an ``int`` or ``float`` option takes a TOML value of that type (an integer
+  for ``int``, an integer or float for ``float``; a boolean is neither),
+  which is then read by the option's own ``parse``, so that
+  ``max-ngram-order = 0`` fails as ``--max-ngram-order 0`` does;
 * any other option takes a string.
 
 Everything here is independent of the process: the working directory is a
@@ -22,18 +21,17 @@ it is used.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import math
 import re
-import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
+from bleustream.metrics.protocol import Option
 
 CONFIG_NAME = "bleustream.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -74,7 +72,7 @@ def toml_parser() -> ModuleType:
 
 
 # ----------------------------------------------------------------------------
-# The schema, from the parser
+# The schema, from the table of options
 # ----------------------------------------------------------------------------
 
 
@@ -101,68 +99,20 @@ class Key:
         return what
 
 
-def _long_option(action: argparse.Action) -> str | None:
-    for option in action.option_strings:
-        if option.startswith("--"):
-            return option
-    return None
-
-
-def _kind_of_type(convert: Callable[..., Any], default: Any) -> str:
-    """bool, int, float or str: the Python type an argparse ``type`` returns."""
-    result: Any = convert
-    if not isinstance(convert, type):
-        try:
-            result = typing.get_type_hints(convert).get("return")
-        except Exception:  # an unannotated or unresolvable callable
-            result = None
-    if result is None and default is not None:
-        result = type(default)
-    if result is bool:
-        return "bool"
-    if result is int:
-        return "int"
-    if result is float:
-        return "float"
-    return "str"
-
-
-def build_schema(parser: argparse.ArgumentParser, defaults: Mapping[str, Any]) -> dict[str, Key]:
-    """The config keys, by TOML name: one per entry of ``defaults``.
-
-    Each dest in ``defaults`` must belong to an optional argument of
-    ``parser`` that has a long option name.
-    """
-    actions = {action.dest: action for action in parser._actions if action.option_strings}
+def build_schema(options: Iterable[Option]) -> dict[str, Key]:
+    """The config keys, by TOML name: one per option that is a config key."""
     schema: dict[str, Key] = {}
-    for dest, default in defaults.items():
-        action = actions.get(dest)
-        option = _long_option(action) if action is not None else None
-        if action is None or option is None:
-            raise ValueError(f"the setting {dest!r} has no long command line option")
-        nargs = action.nargs
-        multiple = (
-            isinstance(action, argparse._AppendAction)
-            or nargs in ("*", "+")
-            or (isinstance(nargs, int) and nargs >= 1)
-        )
-        choices = tuple(action.choices) if action.choices is not None else None
-        convert = action.type if callable(action.type) else None
-        if isinstance(
-            action,
-            (argparse.BooleanOptionalAction, argparse._StoreTrueAction, argparse._StoreFalseAction),
-        ):
-            kind = "bool"
-            choices = convert = None
-            multiple = False
-        elif convert is not None:
-            kind = _kind_of_type(convert, default)
-        elif choices is not None:
-            kind = _kind_of_type(type(choices[0]), None)
-        else:
+    for option in options:
+        flag = option.long_flag
+        if flag is None:
+            raise ValueError(f"the setting {option.dest!r} has no long command line option")
+        kind = option.kind
+        choices = option.choices
+        if kind == "choice":
             kind = "str"
-        name = option[2:]
-        schema[name] = Key(name, dest, option, kind, choices, convert, multiple)
+        convert = option.parse if option.kind in ("int", "float") or option.reader else None
+        name = flag[2:]
+        schema[name] = Key(name, option.dest, flag, kind, choices, convert, option.multiple)
     return schema
 
 
@@ -210,7 +160,7 @@ def _check_one(key: Key, value: Any, label: str) -> Any:
         try:
             text = _toml_value(value) if isinstance(value, float) else str(value)
             value = key.convert(text)
-        except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
+        except (ValueError, TypeError) as exc:
             reason = str(exc) or f"must be {key.allowed(True)}"
             raise UsageError(f"{label}: {reason}") from None
     elif key.kind == "float":

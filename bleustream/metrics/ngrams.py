@@ -32,7 +32,7 @@ import collections
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple
 
-from bleustream.stats import Stats
+from bleustream.metrics.bleu_stats import Stats
 
 CountFn = Callable[[dict, Iterable], None]
 # The helper Counter.update counts with: C code in CPython, plain Python

@@ -1,0 +1,263 @@
+"""The ``bleustream`` command: arguments in, a run, an exit status out.
+
+This thin shell owns everything that touches the process: it turns argv
+and the config file into typed ``RunOptions``, installs the signal
+handlers, hands the standard streams to ``bleustream.run.run`` and turns
+errors into one line on stderr and a documented exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from bleustream._version import __version__
+from bleustream.cli.config import (
+    FROM_COMMAND_LINE,
+    FROM_DEFAULT,
+    Config,
+    build_schema,
+    find_config,
+    merge,
+    render,
+)
+from bleustream.cli.options import DEFAULTS, PROG, build_parser, config_options, to_stderr
+from bleustream.errors import (
+    EXIT_IOERR,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_USAGE,
+    BleustreamError,
+    Interrupted,
+    UsageError,
+    WriteError,
+)
+from bleustream.inputs.lines import check_encoding, check_num_refs
+from bleustream.inputs.logs import check_usage
+from bleustream.metrics.registry import all_options, specs_from
+from bleustream.run import Output, RunOptions, run
+
+if TYPE_CHECKING:
+    from bleustream.significance.resampling import Test
+
+
+def load_config(
+    args: argparse.Namespace, cwd: str, parser: argparse.ArgumentParser
+) -> Config | None:
+    """The config file the options and the working directory ``cwd`` select, if any."""
+    schema = build_schema(config_options())
+    return find_config(args.config, args.no_config, cwd, schema)
+
+
+def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str, Any]:
+    """The options in force: the command line, else ``config``, else the built-in default.
+
+    ``options["origins"]`` says where each setting came from: "command line",
+    the config file, or "default".
+    """
+    given = {key: getattr(args, key, None) for key in DEFAULTS}
+    options, origins = merge(DEFAULTS, given, config)
+    options["refs"] = args.refs
+    options["input"] = args.input
+    options["origins"] = origins
+    return options
+
+
+def show_config(options: dict[str, Any], parser: argparse.ArgumentParser) -> str:
+    """The settings in force as TOML, for --show-config."""
+    header = (
+        f"{PROG} {__version__}: the settings in force "
+        "(command line over config file over built-in defaults).\n"
+        "Saved as bleustream.toml, this file gives the same settings."
+    )
+    return render(options, options["origins"], build_schema(config_options()), header)
+
+
+def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
+    """Check what no single option can, and type the options for the run.
+
+    Done before anything is read or shown; a problem that may involve the
+    config file says which file it was.
+    """
+    try:
+        apply_precedence(options)
+        specs = specs_from(options["metrics"], options)
+        check_encoding(options["encoding"])
+        check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
+        if options["input_format"] == "paste" and options["refs"]:
+            check_num_refs(options["num_refs"], len(options["refs"]))
+        elif options["num_refs"] > 1:
+            raise UsageError("--num-refs applies to a REF file read in lockstep")
+    except UsageError as exc:
+        if config is None:
+            raise
+        raise UsageError(f"{exc.message} (settings read from {config.origin})") from None
+    return RunOptions(
+        specs=specs,
+        refs=tuple(options["refs"]),
+        inputs=tuple(options["input"]),
+        systems=options["systems"],
+        jobs=_jobs(options["jobs"]),
+        progress=options["progress"],
+        num_refs=options["num_refs"],
+        test=_test(options),
+        scoring_overrides=_scoring_overrides(options),
+        format=options["format"],
+        width=options["width"],
+        score_only=options["score_only"],
+        sentence_level=options["sentence_level"],
+        every=options["every"],
+        encoding=options["encoding"],
+        encoding_errors=options["encoding_errors"],
+        skip_bad_lines=options["skip_bad_lines"],
+        input_format=options["input_format"],
+        fairseq_hyp=options["fairseq_hyp"],
+        keyed_refs=options["keyed_refs"],
+        allow_unpaired=options["allow_unpaired"],
+    )
+
+
+_TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}
+
+
+def _jobs(requested: int) -> int:
+    """``-j N``: 0 is every core this process may run on."""
+    if requested:
+        return requested
+    from bleustream.parallel.pool import available_cores  # multiprocessing only when needed
+
+    return available_cores()
+
+
+def _test(options: dict[str, Any]) -> Test | None:
+    """The resampling test the options ask for, checked against the systems."""
+    # Imported here: a run without a test never loads the resampling code.
+    from bleustream.metrics.numpy_scores import require_numpy
+    from bleustream.significance.draws import parse_seed
+    from bleustream.significance.resampling import Test
+
+    if options["paired_bs"] and options["paired_ar"]:
+        raise UsageError("--paired-bs and --paired-ar exclude each other: choose one")
+    seed = parse_seed(options["seed"])
+    test: Test | None = None
+    if options["paired_bs"]:
+        test = Test("bs", options["paired_bs_n"], seed)
+    elif options["paired_ar"]:
+        confidence = options["confidence_n"] if options["confidence"] else -1
+        test = Test("ar", options["paired_ar_n"], seed, confidence)
+    elif options["confidence"]:
+        test = Test("ci", options["confidence_n"], seed)
+    seen: set[str] = set()
+    for name in options["input"]:
+        if name in seen:
+            raise UsageError(f"system {name} is given twice: each -i FILE names one system")
+        seen.add(name)
+    if test is not None:
+        require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
+    # Statistics read back from one stream name their systems in the
+    # records: the run checks those once it has read them.
+    one_system = max(len(options["input"]), options["systems"]) < 2 and not (
+        options["input_format"] == "stats" and len(options["input"]) < 2
+    )
+    if test is not None and test.paired and one_system:
+        raise UsageError(
+            "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "
+            "or paste input with --systems N"
+        )
+    if options["format"] == "latex":
+        if one_system:
+            raise UsageError("-f latex writes a table of several systems; give at least two")
+        if options["sentence_level"] or options["every"]:
+            raise UsageError("-f latex writes the corpus table only: not with -sl or --every")
+    return test
+
+
+def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Score-only settings given (not defaults), by metric: merged statistics take them."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for metric, option in all_options():
+        field = option.settings_field
+        score_only = field in metric.SCORE_ONLY or field in metric.SCORE_ONLY_ONE_REF
+        if score_only and options["origins"].get(option.dest) != FROM_DEFAULT:
+            overrides.setdefault(metric.NAME, {})[field] = options[option.dest]
+    return overrides
+
+
+def apply_precedence(options: dict[str, Any]) -> None:
+    """The rules about where a value came from, which the options state as data.
+
+    A config file's value of an option that ``yields_to`` another gives way
+    when that other is given on the command line (a file's smooth-value
+    does not stop ``-s exp``); an option left at its default that has a
+    ``default_from`` takes it from the option it names (``-l en-zh``
+    chooses ``-tok zh``).  ``--show-config`` then shows what is in force.
+    """
+    origins = options["origins"]
+    for option in config_options():
+        dest = option.dest
+        if (
+            option.yields_to is not None
+            and options[dest] is not None
+            and origins.get(dest) != FROM_COMMAND_LINE
+            and origins.get(option.yields_to) == FROM_COMMAND_LINE
+        ):
+            options[dest] = option.default
+            origins[dest] = FROM_COMMAND_LINE
+        if option.default_from is not None and origins.get(dest) == FROM_DEFAULT:
+            source, derive = option.default_from
+            if options.get(source) is not None:
+                value = derive(options[source])
+                if value != options[dest]:
+                    options[dest] = value
+                    origins[dest] = FROM_COMMAND_LINE
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    # A closed output pipe ends the process quietly, as it does cat.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, _raise_interrupted)
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+
+    def report(message: str) -> None:
+        to_stderr(f"{PROG}: {message}\n")
+
+    # A standard stream closed by the caller is None.
+    stdin: BinaryIO | None = getattr(sys.stdin, "buffer", None)
+    stdout: BinaryIO | None = getattr(sys.stdout, "buffer", None)
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version or a usage error
+            if sys.stdout is not None:
+                sys.stdout.flush()
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        config = load_config(args, os.getcwd(), parser)
+        options = resolve(args, config)
+        run_options = check_options(options, config)
+        if stdout is None:
+            raise WriteError("standard output is closed")
+        if args.show_config:
+            Output(stdout).write(show_config(options, parser))
+            return EXIT_OK
+        return run(run_options, stdin, stdout, report, sys.stderr)
+    except BleustreamError as exc:
+        report(str(exc))
+        return exc.status
+    except Interrupted as exc:
+        return EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+    except OSError as exc:
+        report(f"write error: {exc.strerror or exc}")
+        return EXIT_IOERR

@@ -1,0 +1,481 @@
+"""Every option of the command line, declared once.
+
+``TABLE`` lists the command's own options in groups, and the metrics'
+options (``Option`` data in each metric module) take their place among
+them.  From this one table come the argparse parser (``build_parser``),
+the config file's keys (``bleustream.cli.config.build_schema``), the
+built-in defaults (``DEFAULTS``) and ``--show-config``; a test checks the
+manual's OPTIONS section against it both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any, NoReturn
+
+from bleustream._version import __version__
+from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
+from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
+from bleustream.metrics.protocol import Option
+from bleustream.metrics.registry import DEFAULT_METRICS, METRICS
+from bleustream.output.records import FORMATS
+
+PROG = "bleustream"
+
+# Bounds that keep absurd values from failing deep inside (a width past
+# what float formatting takes; past any machine's cores, each worker being
+# a process of its own).
+MAX_WIDTH = 30
+MAX_JOBS = 1024
+MAX_SAMPLES = 10_000_000
+
+
+def _seed(text: str) -> str:
+    """A seed: a whole number, or ``none`` (any case) for fresh entropy."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"not a whole number or 'none': {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise ValueError(f"must be from 0 to 2**63-1, or 'none': {text!r}")
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of options in ``--help`` (``metrics`` marks where the
+    metrics' own groups go)."""
+
+    title: str | None
+    options: tuple[Option, ...]
+    description: str | None = None
+    exclusive: tuple[str, ...] = ()  # dests of which at most one may be given
+
+
+_SAMPLES = {"kind": "int", "minimum": 1, "maximum": MAX_SAMPLES, "metavar": "N"}
+
+TABLE: tuple[Group, ...] = (
+    Group(
+        None,
+        (
+            Option(
+                ("-i", "--input"),
+                "input",
+                ["-"],
+                metavar="FILE",
+                multiple=True,
+                config=False,
+                help="read hypotheses (or paste lines) from FILE instead of stdin; with REF "
+                "files, several FILEs are several systems scored against the same references "
+                "(the first is the baseline)",
+            ),
+            Option(
+                ("-m", "--metrics"),
+                "metrics",
+                list(DEFAULT_METRICS),
+                kind="choice",
+                choices=tuple(METRICS),
+                metavar="NAME",
+                multiple=True,
+                help="metrics to compute, printed in the order given: "
+                + ", ".join(METRICS)
+                + " (default: "
+                + " ".join(DEFAULT_METRICS)
+                + ")",
+            ),
+        ),
+    ),
+    Group("metrics", ()),
+    Group(
+        "output",
+        (
+            Option(
+                ("-f", "--format"),
+                "format",
+                "text",
+                kind="choice",
+                choices=FORMATS,
+                help="text (SacreBLEU's line per metric), tsv (a header, then one row per "
+                "record) or json (JSON Lines, one object per metric per record); default: text",
+            ),
+            Option(
+                ("-w", "--width"),
+                "width",
+                1,
+                kind="int",
+                minimum=0,
+                maximum=MAX_WIDTH,
+                metavar="N",
+                help="digits after the decimal point in text scores (default: 1)",
+            ),
+            Option(
+                ("-b", "--score-only"),
+                "score_only",
+                False,
+                kind="bool",
+                help="print the scores alone, one number per metric per record",
+            ),
+            Option(
+                ("-sl", "--sentence-level"),
+                "sentence_level",
+                False,
+                kind="bool",
+                help="a record with each segment's sentence scores, as each line is read",
+            ),
+            Option(
+                ("--every",),
+                "every",
+                0,
+                kind="int",
+                minimum=0,
+                metavar="N",
+                help="a record with the corpus score so far after every N segments (0: never)",
+            ),
+            Option(
+                ("--progress",),
+                "progress",
+                False,
+                kind="bool",
+                help="show progress on stderr: segments, rate, running score, and percent done "
+                "and time left for a regular file (redrawn on a terminal, a line every few "
+                "seconds otherwise)",
+            ),
+            Option(
+                ("-j", "--jobs"),
+                "jobs",
+                1,
+                kind="int",
+                minimum=0,
+                maximum=MAX_JOBS,
+                metavar="N",
+                help="count segments in N worker processes (0: one per core; default: 1); "
+                "the output is the same as with one",
+            ),
+        ),
+    ),
+    Group(
+        "confidence intervals and paired significance tests (SacreBLEU's; need numpy: "
+        "pip install 'bleustream[significance]')",
+        (
+            Option(
+                ("-ci", "--confidence"),
+                "confidence",
+                False,
+                kind="bool",
+                help="a bootstrap mean and 95%% confidence interval for each system and metric",
+            ),
+            Option(
+                ("-cin", "--confidence-n"),
+                "confidence_n",
+                1000,
+                help="bootstrap resamples for -ci (default: 1000)",
+                **_SAMPLES,  # type: ignore[arg-type]
+            ),
+            Option(
+                ("-pbs", "--paired-bs"),
+                "paired_bs",
+                False,
+                kind="bool",
+                help="paired bootstrap resampling test of each system against the first "
+                "(the baseline); not with --paired-ar",
+            ),
+            Option(
+                ("-pbsn", "--paired-bs-n"),
+                "paired_bs_n",
+                1000,
+                help="resamples for --paired-bs (default: 1000)",
+                **_SAMPLES,  # type: ignore[arg-type]
+            ),
+            Option(
+                ("-par", "--paired-ar"),
+                "paired_ar",
+                False,
+                kind="bool",
+                help="paired approximate randomization test of each system against the first; "
+                "with -ci it also gives bootstrap intervals; not with --paired-bs",
+            ),
+            Option(
+                ("-parn", "--paired-ar-n"),
+                "paired_ar_n",
+                10000,
+                help="trials for --paired-ar (default: 10000)",
+                **_SAMPLES,  # type: ignore[arg-type]
+            ),
+            Option(
+                ("--seed",),
+                "seed",
+                "12345",
+                reader=_seed,
+                metavar="N",
+                help="the random seed of resampling, or 'none' for fresh entropy (default: "
+                "SacreBLEU's 12345)",
+            ),
+        ),
+    ),
+    Group(
+        "input",
+        (
+            Option(
+                ("--encoding",),
+                "encoding",
+                "utf-8",
+                metavar="NAME",
+                help="encoding of all inputs, ASCII-compatible (default: utf-8)",
+            ),
+            Option(
+                ("--encoding-errors",),
+                "encoding_errors",
+                "strict",
+                kind="choice",
+                choices=("strict", "replace"),
+                help="strict: a line that does not decode is an error (default); "
+                "replace: decode it with U+FFFD for the bad bytes",
+            ),
+            Option(
+                ("--skip-bad-lines",),
+                "skip_bad_lines",
+                False,
+                kind="bool",
+                help="skip and count bad lines instead of stopping at the first",
+            ),
+            Option(
+                ("--input-format",),
+                "input_format",
+                "paste",
+                kind="choice",
+                choices=(*INPUT_FORMATS, "stats"),
+                help="paste: hyp<TAB>ref lines, or hypotheses read in lockstep with REF files "
+                "(default); fairseq: fairseq-generate or fairseq-interactive output; nbest: "
+                "Moses/Marian n-best lists; keyed: id<TAB>text lines. Log formats pair "
+                "hypotheses with references by id, in any order (ids index REF files from 0). "
+                "stats: records written by -f stats, from the operands (shards, added up in "
+                "turn) or stdin",
+            ),
+            Option(
+                ("-nr", "--num-refs"),
+                "num_refs",
+                1,
+                kind="int",
+                minimum=1,
+                maximum=10_000,
+                metavar="N",
+                help="the one REF file holds N tab-separated references per line, as with "
+                "SacreBLEU's -nr (default: 1)",
+            ),
+            Option(
+                ("--systems",),
+                "systems",
+                1,
+                kind="int",
+                minimum=1,
+                maximum=10_000,
+                metavar="N",
+                help="paste input: the first N fields of each line are hypotheses of N systems, "
+                "the rest references (default: 1)",
+            ),
+            Option(
+                ("--fairseq-hyp",),
+                "fairseq_hyp",
+                "D",
+                kind="choice",
+                choices=FAIRSEQ_HYPS,
+                help="fairseq hypotheses from D- (detokenized, default) or H- lines",
+            ),
+            Option(
+                ("--keyed-refs",),
+                "keyed_refs",
+                None,
+                metavar="FILE",
+                help="with --input-format keyed: references as id<TAB>ref[<TAB>ref...] lines "
+                "of FILE, paired by id",
+            ),
+            Option(
+                ("--allow-unpaired",),
+                "allow_unpaired",
+                False,
+                kind="bool",
+                help="log formats: exit 0 even if ids lack their other half, repeat, or lie "
+                "beyond the REF files (they are still reported)",
+            ),
+        ),
+    ),
+    Group(
+        "configuration",
+        (
+            Option(
+                ("--config",),
+                "config",
+                None,
+                metavar="FILE",
+                config=False,
+                help="read settings from the TOML file FILE (which must exist)",
+            ),
+            Option(
+                ("--no-config",),
+                "no_config",
+                False,
+                kind="flag",
+                config=False,
+                help="read no config file: neither bleustream.toml nor pyproject.toml",
+            ),
+            Option(
+                ("--show-config",),
+                "show_config",
+                False,
+                kind="flag",
+                config=False,
+                help="print the settings in force as TOML, with where each came from, and exit",
+            ),
+        ),
+        description="settings come from the command line, else from a TOML file, else from the\n"
+        "built-in defaults; the file is --config FILE, else bleustream.toml in the\n"
+        "working directory, else the [tool.bleustream] table of its pyproject.toml.\n"
+        'Its keys are the long option names: smooth-method = "floor"',
+        exclusive=("config", "no_config"),
+    ),
+)
+
+
+def groups() -> Iterator[Group]:
+    """The groups of ``--help`` in order, the metrics' own in their place."""
+    for group in TABLE:
+        if group.title == "metrics":
+            for metric in METRICS.values():
+                yield Group(f"{metric.TITLE} settings", tuple(metric.OPTIONS))
+        else:
+            yield group
+
+
+def all_options() -> Iterator[Option]:
+    """Every option of the command line, in ``--help`` order."""
+    for group in groups():
+        yield from group.options
+
+
+def config_options() -> list[Option]:
+    """The options that are also config keys."""
+    return [option for option in all_options() if option.config]
+
+
+# The built-in default of every setting, by dest.
+DEFAULTS: dict[str, Any] = {option.dest: option.default for option in config_options()}
+
+
+def exit_status_help() -> str:
+    """``--help``'s list of exit statuses, from ``bleustream.errors``."""
+    lines = ["exit status:"]
+    for status, meaning in EXIT_STATUSES:
+        wrapped = textwrap.wrap(meaning, 66)
+        lines.append(f"  {status:<4} {wrapped[0]}")
+        lines.extend(f"       {more}" for more in wrapped[1:])
+    lines.append("A closed output pipe ends bleustream quietly, as it ends cat.")
+    return "\n".join(lines) + "\n"
+
+
+EXAMPLES_HELP = """\
+examples:
+  paste hyp.de ref.de | bleustream
+  bleustream ref.de < hyp.de
+  bleustream ref.A.de ref.B.de -i hyp.de -f json
+  bleustream -b ref.de -i hyp.de           # the score alone, for $(...)
+  bleustream -sl --every 100 -f tsv ref.de < hyp.de
+  fairseq-generate data-bin --path model.pt | bleustream --input-format fairseq
+  bleustream --input-format nbest ref.de < nbest.txt
+"""
+
+
+def to_stderr(text: str) -> None:
+    """Write to stderr; if it is closed or full, the exit status still tells."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error on one line instead of the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            to_stderr(message)
+        sys.exit(status)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # Only --help and --version print here, to stdout.  argparse ignores
+        # write errors; help into a full disk must not end in status 0.
+        if message:
+            if file is None:
+                raise WriteError("standard output is closed")
+            file.write(message)
+            file.flush()
+
+
+def _argparse_type(option: Option) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option.dest  # argparse names the type in some messages
+    return parse
+
+
+def add_option(container: Any, option: Option) -> None:
+    """Adds one option of the table to an argparse parser or group."""
+    kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help}
+    if option.kind == "bool":
+        kwargs.update(action=argparse.BooleanOptionalAction, default=None)
+    elif option.kind == "flag":
+        kwargs.update(action="store_true")
+    else:
+        if option.kind == "choice":
+            kwargs["choices"] = list(option.choices or ())
+        elif option.kind in ("int", "float") or option.reader is not None:
+            kwargs["type"] = _argparse_type(option)
+        if option.metavar is not None:
+            kwargs["metavar"] = option.metavar
+        if option.multiple:
+            kwargs["nargs"] = "+"
+        kwargs["default"] = option.default if not option.config else None
+    container.add_argument(*option.flags, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``TABLE``."""
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "Score machine translation with BLEU, chrF and TER as the input streams in. "
+            "Without REF operands, each input line is hyp<TAB>ref1[<TAB>ref2...] "
+            "(as paste writes it); with them, hypotheses are read from the input "
+            "and the reference files in lockstep. The numbers are SacreBLEU 2.x's."
+        ),
+        epilog=exit_status_help() + "\n" + EXAMPLES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "refs",
+        nargs="*",
+        metavar="REF",
+        help="reference files, read in lockstep with the hypotheses ('-' is stdin; "
+        ".gz is decompressed)",
+    )
+    for group in groups():
+        container: Any = parser
+        if group.title is not None:
+            container = parser.add_argument_group(group.title, group.description)
+        exclusive = container.add_mutually_exclusive_group() if group.exclusive else None
+        for option in group.options:
+            add_option(exclusive if option.dest in group.exclusive else container, option)
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    return parser

@@ -1,0 +1,1 @@
+"""Inputs: line sources, pairing with references, log readers, stats records read back."""

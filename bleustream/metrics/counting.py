@@ -1,0 +1,126 @@
+"""Counting: segments in, rows out, and how rows add into totals.
+
+The glossary (``bleustream.metrics.protocol`` defines ``Row``):
+
+* a *row* is one metric's statistics of one segment, in SacreBLEU's layout;
+* *rows* (``Rows``) are one segment's rows, per system and then per metric;
+* *summed rows* (``Summed``) are a batch's rows added up where they were
+  counted (a worker), to be added into the totals by whoever gathers them;
+* *totals* (``Totals``) are the running sums of one system, one row per
+  metric, with the number of segments they cover.
+
+A ``Counter`` prepares each segment's references once per metric and
+counts every system's hypothesis against them: a pure function of the
+segment, shared by one process's scorer and the worker processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.registry import Spec
+
+# One segment's rows, per system and then per metric.
+Rows = Sequence[Sequence[Row]]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Summed statistics of some segments: one row per metric, and their number.
+
+    Totals add (``a + b``), so shards of a corpus, or the work of several
+    processes, merge into the statistics of the whole.
+    """
+
+    rows: tuple[Row, ...]
+    segments: int = 0
+
+    def __add__(self, other: Totals) -> Totals:
+        if not isinstance(other, Totals):
+            return NotImplemented
+        if len(self.rows) != len(other.rows) or any(
+            len(a) != len(b) for a, b in zip(self.rows, other.rows)
+        ):
+            raise ValueError("cannot add statistics of different metrics or settings")
+        return Totals(
+            tuple(add_rows(a, b) for a, b in zip(self.rows, other.rows)),
+            self.segments + other.segments,
+        )
+
+
+def zero_totals(specs: Sequence[Spec]) -> Totals:
+    """The statistics of no segments."""
+    return Totals(tuple(spec.zero() for spec in specs), 0)
+
+
+class Counter:
+    """Counts one segment at a time: each system's hypothesis against the
+    segment's references, prepared once per metric."""
+
+    def __init__(self, specs: Sequence[Spec], systems: int = 1) -> None:
+        if not specs:
+            raise ValueError("a scorer needs at least one metric")
+        if systems < 1:
+            raise ValueError("a scorer needs at least one system")
+        self.specs = tuple(specs)
+        self.systems = systems
+        self._prepare = [spec.metric.prepare_refs(spec.settings) for spec in self.specs]
+        self._count = [spec.metric.count(spec.settings) for spec in self.specs]
+
+    def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
+        """One segment's rows, per system and then per metric, without adding them."""
+        if len(hyps) != self.systems:
+            raise ValueError(f"expected {self.systems} hypotheses, got {len(hyps)}")
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        # Plain loops: this runs once per segment, and in Python < 3.12 each
+        # comprehension builds a function.
+        prepared = []
+        for prepare in self._prepare:
+            prepared.append(prepare(refs))
+        # Systems often agree on a segment: a hypothesis another system
+        # already gave is counted once (counting is a pure function).
+        done: dict[str, tuple[Row, ...]] = {}
+        out = []
+        for hyp in hyps:
+            rows = done.get(hyp)
+            if rows is None:
+                counted = []
+                for count, p in zip(self._count, prepared):
+                    counted.append(count(hyp, p))
+                rows = done[hyp] = tuple(counted)
+            out.append(rows)
+        return out
+
+
+class Summed(NamedTuple):
+    """A batch's statistics added up in the worker, for a run that needs only sums.
+
+    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
+    statistics: their sum is the same in any order) or ``("rows", [row,
+    ...])``: statistics with floats (TER's average reference length), which
+    the parent adds one by one so that its running sum rounds as one
+    process's does.
+    """
+
+    parts: list[list[tuple[str, Any]]]
+    segments: int
+    nrefs: int  # references of the first segment
+
+
+def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
+    """The ``Summed`` of some segments' rows (at least one segment)."""
+    parts: list[list[tuple[str, Any]]] = []
+    for system in range(systems):
+        per_metric: list[tuple[str, Any]] = []
+        for index in range(len(rows[0][system])):
+            column = [segment[system][index] for segment in rows]
+            if any(isinstance(x, float) for row in column for x in row):
+                per_metric.append(("rows", column))
+            else:
+                per_metric.append(("sum", tuple(map(sum, zip(*column)))))
+        parts.append(per_metric)
+    return Summed(parts, len(rows), nrefs)

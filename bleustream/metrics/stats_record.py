@@ -1,0 +1,59 @@
+"""The stats record's schema: its name and version, and a record built from
+rows.  Pure data: ``bleustream.output`` writes these records and
+``bleustream.inputs.stats_reader`` reads them back (its docstring, and
+docs/stats-record.md, give the format)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from bleustream.metrics.protocol import Row
+from bleustream.metrics.registry import Spec
+
+FORMAT_NAME = "bleustream-stats"
+FORMAT_VERSION = 1
+
+
+def counting_settings(spec: Spec) -> dict[str, Any]:
+    """The settings of a metric that change its statistics."""
+    return {
+        key: value
+        for key, value in dataclasses.asdict(spec.settings).items()
+        if key not in spec.metric.SCORE_ONLY
+    }
+
+
+def scoring_settings(spec: Spec) -> dict[str, Any]:
+    """The settings of a metric that change only the score of summed statistics."""
+    return {
+        key: value
+        for key, value in dataclasses.asdict(spec.settings).items()
+        if key in spec.metric.SCORE_ONLY
+    }
+
+
+def record_object(
+    kind: str,
+    specs: tuple[Spec, ...],
+    rows: tuple[Row, ...],
+    segments: int,
+    nrefs: int | str,
+    extra: Mapping[str, Any],
+) -> dict[str, Any]:
+    """One stats record as a JSON-ready dict (``extra``: line, id, system...)."""
+    data: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "type": kind}
+    data.update(extra)
+    data["segments"] = segments
+    data["nrefs"] = nrefs
+    data["metrics"] = [
+        {
+            "metric": spec.name,
+            "counting": counting_settings(spec),
+            "scoring": scoring_settings(spec),
+            "stats": list(row),
+        }
+        for spec, row in zip(specs, rows)
+    ]
+    return data

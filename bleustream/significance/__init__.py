@@ -1,0 +1,1 @@
+"""Significance: the segment store, SacreBLEU's resampling draws and their numpy scoring."""

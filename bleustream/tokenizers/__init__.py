@@ -1,0 +1,1 @@
+"""Tokenizers: text to the tokens each metric counts (SacreBLEU's, by name)."""

@@ -1,0 +1,231 @@
+"""The package's layers import only downward, with no cycle, and the
+examples use only the public API.
+
+The layers, lowest first (docs/design.md draws the same map):
+
+    _version, errors, kernels        the base
+    tokenizers                       text to tokens
+    metrics                          the pure core
+    inputs | output | significance   each on the core, not on each other
+    parallel                         on inputs and the core
+    scorer, run                      the streaming API and the record loop
+    api                              the functions of the facade
+    cli                              the shell
+    __init__, __main__               the facade and ``python -m``
+
+Every import counts, at module level or inside a function: an import put
+off to run time still ties the two modules together.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+import bleustream
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "bleustream"
+
+BASE = frozenset({"_version", "errors", "kernels", "_native"})
+CORE = frozenset({"tokenizers", "metrics"})
+
+# What each layer may import, besides itself.
+ALLOWED: Mapping[str, frozenset[str]] = {
+    "base": frozenset({"base"}),
+    "tokenizers": frozenset({"base"}),
+    "metrics": frozenset({"base", "tokenizers"}),
+    "inputs": frozenset({"base", "tokenizers", "metrics"}),
+    "output": frozenset({"base", "tokenizers", "metrics"}),
+    "significance": frozenset({"base", "tokenizers", "metrics"}),
+    "parallel": frozenset({"base", "tokenizers", "metrics", "inputs"}),
+    "scorer": frozenset({"base", "tokenizers", "metrics"}),
+    "run": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+    ),
+    "api": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+        | {"run"}
+    ),
+    "cli": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+        | {"run", "api"}
+    ),
+    "facade": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+        | {"run", "api", "cli"}
+    ),
+}
+
+# Standard-library modules the pure core may not use: it knows no shell.
+SHELL_MODULES = frozenset({"argparse", "subprocess", "signal", "shutil", "tomllib", "tomli"})
+
+
+def layer_of(module: str) -> str:
+    """The layer of a module of the package (``bleustream.metrics.bleu``)."""
+    parts = module.split(".")[1:]
+    if not parts or parts[0] in ("__init__", "__main__"):
+        return "facade"
+    head = parts[0]
+    if head in BASE:
+        return "base"
+    return head
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports_of(source: str, module: str, known: Iterable[str]) -> set[str]:
+    """Every module a source imports, the package's resolved to the module
+    (``from bleustream.metrics import bleu`` is ``bleustream.metrics.bleu``)."""
+    known = set(known)
+    package = module if module.count(".") == 0 else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                name = ".".join([*base, node.module] if node.module else base)
+            else:
+                name = node.module or ""
+            found.add(name)
+            for alias in node.names:
+                if f"{name}.{alias.name}" in known:
+                    found.add(f"{name}.{alias.name}")
+    return found
+
+
+def violations(modules: Mapping[str, str]) -> list[str]:
+    """What breaks the layering in ``modules`` (name to source)."""
+    problems = []
+    graph: dict[str, set[str]] = {}
+    for module, source in modules.items():
+        layer = layer_of(module)
+        inner = set()
+        for target in imports_of(source, module, modules):
+            top = target.split(".")[0]
+            if layer in ("base", "tokenizers", "metrics") and top in SHELL_MODULES:
+                problems.append(f"{module} imports {target}: the core knows no shell")
+            if top != "bleustream":
+                continue
+            if target == "bleustream" or target.startswith("bleustream.__init__"):
+                if layer != "facade":
+                    problems.append(f"{module} imports the facade bleustream")
+                continue
+            if target not in modules:
+                # A name imported from a package's __init__.
+                target = target.rsplit(".", 1)[0] if target.rsplit(".", 1)[0] in modules else target
+            to = layer_of(target)
+            if to != layer and to not in ALLOWED[layer]:
+                problems.append(f"{module} ({layer}) imports {target} ({to}): upward")
+            if target in modules and target != module:
+                inner.add(target)
+        graph[module] = inner
+    problems.extend(f"import cycle: {' -> '.join(c)}" for c in cycles(graph))
+    return problems
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """One cycle through each module that is on one (depth-first search)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            # A package's __init__ and its own modules import each other by
+            # the way Python loads them; only modules proper count.
+            if nxt.startswith(node + ".") or node.startswith(nxt + "."):
+                continue
+            if state.get(nxt) == 1:
+                found.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def sources() -> dict[str, str]:
+    return {name: path.read_text(encoding="utf-8") for name, path in package_modules().items()}
+
+
+def test_the_package_imports_only_downward() -> None:
+    assert violations(sources()) == []
+
+
+def test_an_upward_import_is_found() -> None:
+    modules = sources()
+    modules["bleustream.metrics.bleu"] += "\nfrom bleustream.cli.main import main\n"
+    problems = violations(modules)
+    wanted = "bleustream.metrics.bleu (metrics) imports bleustream.cli.main"
+    assert any(wanted in p for p in problems)
+
+
+def test_argparse_in_the_core_is_found() -> None:
+    modules = sources()
+    modules["bleustream.tokenizers.registry"] += "\nimport argparse\n"
+    assert any("knows no shell" in p for p in violations(modules))
+
+
+def test_importing_the_facade_from_inside_is_found() -> None:
+    modules = sources()
+    modules["bleustream.scorer"] += "\nfrom bleustream import __version__\n"
+    assert any("imports the facade" in p for p in violations(modules))
+
+
+def test_a_cycle_is_found() -> None:
+    modules = sources()
+    modules["bleustream.metrics.protocol"] += "\nimport bleustream.metrics.bleu\n"
+    assert any(p.startswith("import cycle") for p in violations(modules))
+
+
+def _example_names(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bleustream"):
+            if node.module != "bleustream":
+                names.append(f"{node.module} (a module inside the package)")
+            else:
+                names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.extend(
+                f"{a.name} (a module inside the package)"
+                for a in node.names
+                if a.name.startswith("bleustream.")
+            )
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "bleustream"
+        ):
+            names.append(node.attr)
+    return names
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_examples_use_only_the_public_api(path: Path) -> None:
+    public = set(bleustream.__all__)
+    outside = [name for name in _example_names(path) if name not in public]
+    assert outside == [], f"{path.name} uses names outside bleustream.__all__"

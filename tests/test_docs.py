@@ -64,22 +64,91 @@ def test_man_l_renders_without_warnings() -> None:
     assert "EXIT STATUS" in re.sub(".\b", "", proc.stdout)
 
 
-def test_exit_statuses_agree_in_help_man_and_readme() -> None:
+def test_exit_statuses_agree_in_help_and_man() -> None:
     statuses = {"0", "2", "65", "66", "74", "130", "143"}
     helptext = run("--help").stdout.decode()
     man = man_text()
-    readme = README.read_text(encoding="utf-8")
     for status in statuses:
         assert (
             re.search(rf"^\s+{status}\s", helptext, re.M) or f"({status} for SIGTERM)" in helptext
         )
         assert re.search(rf"^\.B {status}$", man, re.M) or f"({status} for SIGTERM)" in man
-        assert re.search(rf"^\| {status} \|", readme, re.M) or f"({status} for SIGTERM)" in readme
+
+
+def test_readme_leaves_exit_statuses_to_the_man_page() -> None:
+    """The man page is the one reference: the README links to it, and has no table."""
+    readme = README.read_text(encoding="utf-8")
+    assert "](man/bleustream.1)" in readme
+    assert "exit statuses" in readme
+    assert not re.search(r"^\| 65 \|", readme, re.M)
 
 
 def test_readme_commands_are_what_ci_runs() -> None:
+    """The README's install and test commands, each a line of a fenced block, are CI's."""
     readme = README.read_text(encoding="utf-8")
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    test_command = "python3 -m pip install -e '.[test]' && python3 -m pytest"
-    assert test_command in readme
-    assert test_command in ci
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    fenced = [
+        line
+        for block in re.findall(r"^```[a-z]*\n(.*?)^```$", readme, re.M | re.S)
+        for line in block.splitlines()
+    ]
+    for command in ("python3 -m pip install -e '.[test]'", "python3 -m pytest"):
+        assert command in fenced, f"{command!r} is not a line of a fenced block of README.md"
+        assert command in ci, f"{command!r} is not a line of .ci/run"
+
+
+def test_readme_is_at_most_15_kb() -> None:
+    size = README.stat().st_size
+    assert size <= 15 * 1024, f"README.md is {size} bytes, more than 15 KB"
+
+
+def test_readme_links_every_document() -> None:
+    readme = README.read_text(encoding="utf-8")
+    docs = sorted((ROOT / "docs").glob("*.md"))
+    assert {path.name for path in docs} >= {
+        "guide.md",
+        "scaling-out.md",
+        "stats-record.md",
+        "design.md",
+        "sacrebleu-differences.md",
+    }
+    for path in docs:
+        assert f"](docs/{path.name})" in readme, f"README.md does not link docs/{path.name}"
+    assert "](man/bleustream.1)" in readme
+
+
+def man_options_section() -> str:
+    """The man page's OPTIONS section, between ``.SH OPTIONS`` and the next ``.SH``."""
+    text = MAN.read_text(encoding="utf-8")
+    match = re.search(r"^\.SH OPTIONS\n(.*?)^\.SH ", text, re.M | re.S)
+    assert match, "man/bleustream.1 has no OPTIONS section"
+    return match.group(1).replace("\\-", "-")
+
+
+def table_options() -> set[str]:
+    from bleustream.cli.options import all_options
+
+    flags: set[str] = set()
+    for option in all_options():
+        flags.update(option.flags)
+        if option.kind == "bool":
+            flags.update("--no-" + flag[2:] for flag in option.flags if flag.startswith("--"))
+    return flags
+
+
+def test_man_options_section_lists_exactly_the_option_table() -> None:
+    section = man_options_section()
+    # The options a .TP entry names: its tag line, the line after .TP.
+    tags = re.findall(r"^\.TP\n(.*)$", section, re.M)
+    named = {
+        flag
+        for tag in tags
+        for flag in re.findall(r"(?:^|(?<=[\s\"]))(--?[A-Za-z][\w-]*)", tag.replace("\\fI", " "))
+    }
+    in_section = set(re.findall(r"(?<![\w-])(--?[a-z][a-z0-9-]*[a-z0-9])(?![\w-])", section))
+    table = table_options()
+    builtin = {"-h", "--help", "-V", "--version"}
+    missing = sorted(table - named)
+    assert not missing, f"options of the option table not in the man page's OPTIONS: {missing}"
+    unknown = sorted((named | in_section) - table - builtin)
+    assert not unknown, f"options in the man page's OPTIONS that the option table lacks: {unknown}"

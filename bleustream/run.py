@@ -63,7 +63,7 @@ from bleustream.significance.result import Result
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
     from bleustream.parallel.pool import ParallelCounter
-    from bleustream.significance.resampling import SegmentStore, Test
+    from bleustream.significance.resampling import Resampling, SegmentStore
 
 __all__ = ["Output", "Report", "RunOptions", "run"]
 
@@ -92,7 +92,7 @@ class RunOptions:
     systems: int = 1  # paste input: hypotheses per line
     jobs: int = 1  # worker processes counting segments
     num_refs: int = 1  # references per line of the one reference file
-    test: Test | None = None  # confidence intervals or a paired test
+    test: Resampling | None = None  # confidence intervals or a paired test
     progress: bool = False  # progress lines on the progress stream
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -377,7 +377,7 @@ def _finals(
     specs = state.specs
     from bleustream.significance.resampling import run_test
 
-    test: Test | None = state.options.test
+    test: Resampling | None = state.options.test
     results = run_test(test, specs, system_names(state.systems), store) if store is not None else []
     read = state.read or ReadBack(specs)
     finals = []
@@ -445,7 +445,7 @@ def system_names(systems: Sequence[str | int | None]) -> list[str]:
     return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
 
 
-def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | None) -> str:
     """The corpus records: one per system, or SacreBLEU's table of several systems."""
     table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
     if table:
@@ -455,7 +455,7 @@ def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | No
     return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
 
 
-def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | None) -> str:
     names = system_names([record.system for record in finals])
     if test is not None and test.paired:
         names[0] = f"Baseline: {names[0]}"

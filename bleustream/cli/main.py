@@ -44,7 +44,7 @@ from bleustream.metrics.registry import all_options, specs_from
 from bleustream.run import Output, RunOptions, run
 
 if TYPE_CHECKING:
-    from bleustream.significance.resampling import Test
+    from bleustream.significance.resampling import Resampling
 
 
 def load_config(
@@ -135,24 +135,24 @@ def _jobs(requested: int) -> int:
     return available_cores()
 
 
-def _test(options: dict[str, Any]) -> Test | None:
+def _test(options: dict[str, Any]) -> Resampling | None:
     """The resampling test the options ask for, checked against the systems."""
     # Imported here: a run without a test never loads the resampling code.
     from bleustream.metrics.numpy_scores import require_numpy
     from bleustream.significance.draws import parse_seed
-    from bleustream.significance.resampling import Test
+    from bleustream.significance.resampling import Resampling
 
     if options["paired_bs"] and options["paired_ar"]:
         raise UsageError("--paired-bs and --paired-ar exclude each other: choose one")
     seed = parse_seed(options["seed"])
-    test: Test | None = None
+    test: Resampling | None = None
     if options["paired_bs"]:
-        test = Test("bs", options["paired_bs_n"], seed)
+        test = Resampling("bs", options["paired_bs_n"], seed)
     elif options["paired_ar"]:
         confidence = options["confidence_n"] if options["confidence"] else -1
-        test = Test("ar", options["paired_ar_n"], seed, confidence)
+        test = Resampling("ar", options["paired_ar_n"], seed, confidence)
     elif options["confidence"]:
-        test = Test("ci", options["confidence_n"], seed)
+        test = Resampling("ci", options["confidence_n"], seed)
     seen: set[str] = set()
     for name in options["input"]:
         if name in seen:

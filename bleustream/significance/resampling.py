@@ -30,7 +30,7 @@ TESTS = ("ci", "bs", "ar")
 
 
 @dataclass(frozen=True)
-class Test:
+class Resampling:
     """A resampling test and its settings."""
 
     kind: str  # "ci": intervals only; "bs", "ar": paired tests
@@ -98,7 +98,7 @@ def _scorer(spec: Spec) -> Any:
 
 
 def run_test(
-    test: Test, specs: Sequence[Spec], names: Sequence[str], store: SegmentStore
+    test: Resampling, specs: Sequence[Spec], names: Sequence[str], store: SegmentStore
 ) -> list[Result]:
     """The test's results: system by system (the baseline first), metric by metric."""
     if store.segments == 0:

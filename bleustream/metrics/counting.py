@@ -1,13 +1,7 @@
 """Counting: segments in, rows out, and how rows add into totals.
 
-The glossary (``bleustream.metrics.protocol`` defines ``Row``):
-
-* a *row* is one metric's statistics of one segment, in SacreBLEU's layout;
-* *rows* (``Rows``) are one segment's rows, per system and then per metric;
-* *summed rows* (``Summed``) are a batch's rows added up where they were
-  counted (a worker), to be added into the totals by whoever gathers them;
-* *totals* (``Totals``) are the running sums of one system, one row per
-  metric, with the number of segments they cover.
+Rows, summed rows and totals are as the glossary in
+``bleustream.metrics.protocol`` defines them.
 
 A ``Counter`` prepares each segment's references once per metric and
 counts every system's hypothesis against them: a pure function of the

@@ -6,10 +6,22 @@ Nothing outside a metric's own module tests a metric's name: the command
 line, the config file, the record loop and the formats learn everything from
 the attributes below.
 
-Statistics are flat tuples of numbers in SacreBLEU's per-segment layout
-(``Row``).  Rows add element by element, in input order, as SacreBLEU sums
-them, so a running total is bit-identical to SacreBLEU's corpus statistics;
-shards, workers and resamples add the same way.
+The glossary, used everywhere in the package with these meanings only:
+
+* a *row* (``Row``) is one metric's statistics of one segment: a flat
+  tuple of numbers in SacreBLEU's per-segment layout;
+* *rows* (``bleustream.metrics.counting.Rows``) are one segment's rows, per
+  system and then per metric;
+* *summed rows* (``Summed``) are a batch's rows added up where they were
+  counted (a worker), to be added into the totals by whoever gathers them;
+* *totals* (``Totals``) are the running sums of one system: one row per
+  metric, with the number of segments they cover;
+* a *stats record* is rows or totals written as JSON by ``-f stats``
+  (docs/stats-record.md), read back by ``--input-format stats``.
+
+Rows add element by element, in input order, as SacreBLEU sums them, so a
+running total is bit-identical to SacreBLEU's corpus statistics; shards,
+workers and resamples add the same way.
 
 The surface (``M`` is the module, ``S`` its ``Settings``):
 

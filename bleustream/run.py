@@ -102,6 +102,9 @@ class RunOptions:
     def input(self) -> str:
         return self.inputs[0]
 
+    def __post_init__(self) -> None:
+        self.reading  # noqa: B018 (the input options check themselves)
+
     @cached_property
     def reading(self) -> ReadOptions:
         """The options the input layer reads."""

@@ -38,8 +38,7 @@ from bleustream.errors import (
     UsageError,
     WriteError,
 )
-from bleustream.inputs.lines import check_encoding, check_num_refs
-from bleustream.inputs.logs import check_usage
+from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.registry import all_options, specs_from
 from bleustream.run import Output, RunOptions, run
 
@@ -88,12 +87,16 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     try:
         apply_precedence(options)
         specs = specs_from(options["metrics"], options)
-        check_encoding(options["encoding"])
-        check_usage(options["input_format"], len(options["refs"]), options["keyed_refs"])
-        if options["input_format"] == "paste" and options["refs"]:
-            check_num_refs(options["num_refs"], len(options["refs"]))
-        elif options["num_refs"] > 1:
-            raise UsageError("--num-refs applies to a REF file read in lockstep")
+        # The input options check themselves; built here too, so that a
+        # problem is said to come from the config file when it may.
+        ReadOptions(
+            refs=tuple(options["refs"]),
+            inputs=tuple(options["input"]),
+            encoding=options["encoding"],
+            input_format=options["input_format"],
+            keyed_refs=options["keyed_refs"],
+            num_refs=options["num_refs"],
+        )
     except UsageError as exc:
         if config is None:
             raise

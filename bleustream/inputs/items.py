@@ -26,7 +26,7 @@ from bleustream.inputs.lines import (
     open_source,
     paste_segments,
 )
-from bleustream.inputs.logs import LOG_FORMATS, check_usage, log_segments
+from bleustream.inputs.logs import LOG_FORMATS, log_segments
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.stats_reader import Chunk, Layout, in_turns, read_stats, specs_of
 from bleustream.metrics.counting import Counter, Rows
@@ -82,9 +82,6 @@ def text_items(
     """The text segments the options ask for, and the sources to close."""
     check_stdin(options)
     refs = list(options.refs)
-    check_usage(options.input_format, len(refs), options.keyed_refs)
-    if len(options.inputs) > 1 and options.input_format in LOG_FORMATS:
-        raise UsageError(f"--input-format {options.input_format} reads one system")
     paths = [*options.inputs, *refs]
     if options.keyed_refs is not None:
         paths.append(options.keyed_refs)

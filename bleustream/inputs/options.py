@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bleustream.errors import UsageError
+from bleustream.inputs.lines import check_encoding, check_num_refs
+from bleustream.inputs.logs import LOG_FORMATS, check_usage
+
 
 @dataclass(frozen=True)
 class ReadOptions:
@@ -30,6 +34,19 @@ class ReadOptions:
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Each rule about what may be read together is checked here, once,
+        # wherever the options come from (the command line, a config file,
+        # Python).
+        check_encoding(self.encoding)
+        check_usage(self.input_format, len(self.refs), self.keyed_refs)
+        if self.input_format == "paste" and self.refs:
+            check_num_refs(self.num_refs, len(self.refs))
+        elif self.num_refs > 1:
+            raise UsageError("--num-refs applies to a REF file read in lockstep")
+        if len(self.inputs) > 1 and self.input_format in LOG_FORMATS:
+            raise UsageError(f"--input-format {self.input_format} reads one system")
 
     @property
     def input(self) -> str:

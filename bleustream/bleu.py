@@ -322,6 +322,9 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     A smoothing value with a method that takes none is an error, unless the
     method came from the command line and the value from a config file (a
     file's value for floor does not stop ``-s exp``): then it is dropped.
+    Over statistics read back (``--input-format stats``), ``-sv`` without
+    ``-s`` is for the records' method: dropped here, the run gives it to
+    the records' settings.
     """
     method, value = options["smooth_method"], options["smooth_value"]
     if options.get("language_pair") is not None:
@@ -332,7 +335,13 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
             origins.get("smooth_method") == FROM_COMMAND_LINE
             and origins.get("smooth_value") != FROM_COMMAND_LINE
         )
-        if not overridden:
+        # Statistics read back carry their method: -sv alone is for it.
+        for_records = (
+            options.get("input_format") == "stats"
+            and origins.get("smooth_method", FROM_DEFAULT) == FROM_DEFAULT
+            and origins.get("smooth_value") == FROM_COMMAND_LINE
+        )
+        if not (overridden or for_records):
             raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
         value = None
     tokenize = options["tokenize"]

@@ -561,6 +561,8 @@ def _show_dropped_values(options: dict[str, Any], specs: Sequence[Spec]) -> None
         for option in spec.metric.OPTIONS:
             if not hasattr(spec.settings, option.settings_field):
                 continue
+            if options["origins"].get(option.dest) == FROM_COMMAND_LINE:
+                continue  # not a file's; BLEU keeps -sv for statistics read back
             value = getattr(spec.settings, option.settings_field)
             if value != options[option.dest]:
                 options[option.dest] = value

@@ -427,7 +427,7 @@ BAD_VALUES: dict[str, tuple[Callable[[list[str]], list[str]], str]] = {
     ),
     "TER edits negative": (
         _edit_second_record(_set_stat(2, 0, -1)),
-        "ter statistics: the edits must be a number from 0 to 2**53, not -1",
+        "ter statistics: the edits must be a whole number from 0 to 2**53, not -1",
     ),
     "TER length NaN": (
         _edit_second_record(_set_stat(2, 1, float("nan"))),

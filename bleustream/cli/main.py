@@ -86,7 +86,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     """
     try:
         apply_precedence(options)
-        specs = specs_from(options["metrics"], options)
+        specs = specs_from(options["metrics"], settings_options(options))
         # The input options check themselves; built here too, so that a
         # problem is said to come from the config file when it may.
         ReadOptions(
@@ -190,6 +190,28 @@ def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if score_only and options["origins"].get(option.dest) != FROM_DEFAULT:
             overrides.setdefault(metric.NAME, {})[field] = options[option.dest]
     return overrides
+
+
+def settings_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options the metrics' settings of this run are made from.
+
+    Over statistics read back (``--input-format stats``), a value given on
+    the command line without the option it yields to (``-sv`` without
+    ``-s``) is for the method the records carry: the records' settings
+    take it (see ``_scoring_overrides``), the run's own settings do not.
+    """
+    if options["input_format"] != "stats":
+        return options
+    origins = options["origins"]
+    out = dict(options)
+    for option in config_options():
+        if (
+            option.yields_to is not None
+            and origins.get(option.dest) == FROM_COMMAND_LINE
+            and origins.get(option.yields_to) == FROM_DEFAULT
+        ):
+            out[option.dest] = option.default
+    return out
 
 
 def apply_precedence(options: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import argparse
 import contextlib
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
@@ -403,6 +403,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # "--" ends the lists of -i and -m as it ends the options; the last
+        # word, it ends them before nothing (argparse would call it an
+        # unrecognized argument).
+        words = list(sys.argv[1:] if args is None else args)
+        if words and words[-1] == "--" and words.index("--") == len(words) - 1:
+            words.pop()
+        return super().parse_known_args(words, namespace)
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:

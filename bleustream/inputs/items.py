@@ -231,7 +231,11 @@ def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[
         return
     assert isinstance(layout, Layout)
     yield layout
-    streams = [first, *(read_stats(source, layout) for source in sources[1:])]
+    # A record of 0 segments (an empty shard's corpus record) adds nothing.
+    streams = [
+        (c for c in stream if not isinstance(c, Chunk) or c.segments)
+        for stream in (first, *(read_stats(source, layout) for source in sources[1:]))
+    ]
     while True:
         chunks = [next(stream, None) for stream in streams]
         if all(chunk is None for chunk in chunks):

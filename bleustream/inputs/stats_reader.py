@@ -304,10 +304,10 @@ def read_stats(
                     source.name,
                     source.line,
                 )
-            problem = _row_problem(metric, row, settings, data["segments"], kind)
+            problem = _row_problem(metric, row, settings, data["segments"], data["nrefs"], kind)
             if problem is not None:
                 raise InputError(f"{spec_name} statistics: {problem}", source.name, source.line)
-            rows.append(row)
+            rows.append(metric.from_record(row, settings))
         record_id = data.get("id")
         line = data.get("line")
         skipped = data.get("skipped")
@@ -325,14 +325,18 @@ def read_stats(
         )
 
 
-def _row_problem(metric: Any, row: Row, settings: Any, segments: int, kind: str) -> str | None:
+def _row_problem(
+    metric: Any, row: Row, settings: Any, segments: int, nrefs: int | str, kind: str
+) -> str | None:
     """What is wrong with a row read back, or None."""
-    problem = metric.check_row(row, settings)
+    problem = metric.check_row(row, settings, segments, nrefs)
     if problem is not None:
         return problem
     if segments == 0 and any(row):
         return "a record of 0 segments holds statistics"
-    if kind == "segment" and any(isinstance(x, int) and x > _MAX_SEGMENT_COUNT for x in row):
+    if kind == "segment" and any(
+        isinstance(x, int) and x > _MAX_SEGMENT_COUNT for x in metric.from_record(row, settings)
+    ):
         return f"a count above {_MAX_SEGMENT_COUNT} in one segment"
     return None
 

@@ -21,7 +21,14 @@ from bleustream._version import __version__
 from bleustream.errors import UsageError
 from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
-from bleustream.metrics.protocol import Option, Row, is_number, is_whole, whole_counts
+from bleustream.metrics.protocol import (
+    Option,
+    Row,
+    is_number,
+    is_whole,
+    totals_problem,
+    whole_counts,
+)
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
@@ -328,16 +335,45 @@ def row_size(settings: Settings) -> int:
     return 2 + 2 * settings.max_order
 
 
-def check_row(row: Sequence[Any], settings: Settings) -> str | None:
-    """Counts, and no order matching more n-grams than the hypothesis has."""
+def check_row(
+    row: Sequence[Any], settings: Settings, segments: int, nrefs: int | str
+) -> str | None:
+    """Counts with a run's structure: the hypothesis has ``hyp_len`` 1-grams
+    and, per segment, one n-gram fewer at each order (``totals_problem``);
+    no order matches more n-grams than the hypothesis has, nor any where the
+    order below matched none (an n-gram matches only where its first n - 1
+    tokens do); against one reference, no more than the reference has, nor
+    more than the order below.
+    """
     problem = whole_counts(row)
     if problem is not None:
         return problem
     order = settings.max_order
-    for n, (matches, total) in enumerate(zip(row[2 : 2 + order], row[2 + order :]), 1):
-        if matches > total:
-            return f"{matches} matching {n}-grams of {total}"
+    hyp_len, ref_len = int(row[0]), int(row[1])
+    matches, totals = [int(x) for x in row[2 : 2 + order]], [int(x) for x in row[2 + order :]]
+    for n, (matched, total) in enumerate(zip(matches, totals), 1):
+        if matched > total:
+            return f"{matched} matching {n}-grams of {total}"
+    problem = totals_problem(totals, hyp_len, segments, "hypothesis tokens")
+    if problem is not None:
+        return problem
+    for n in range(1, order):
+        if matches[n] and not matches[n - 1]:
+            return f"{matches[n]} matching {n + 1}-grams where no {n}-gram matches"
+        if nrefs == 1 and matches[n] > matches[n - 1]:
+            return (
+                f"{matches[n]} matching {n + 1}-grams but {matches[n - 1]} matching "
+                f"{n}-grams, against one reference"
+            )
+    for n, matched in enumerate(matches):
+        if nrefs == 1 and matched > max(0, ref_len - n):
+            return f"{matched} matching {n + 1}-grams in a reference of {ref_len} tokens"
     return None
+
+
+def from_record(row: Sequence[Any], settings: Settings) -> Row:
+    """Whole numbers, as a run writes them."""
+    return tuple(map(int, row))
 
 
 def _preprocess(settings: Settings) -> Callable[[str], list[str]]:

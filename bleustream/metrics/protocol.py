@@ -38,9 +38,15 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   (they may be set anew when statistics of one reference are added up);
 * ``label(S) -> str``: SacreBLEU's name of the metric (``"chrF2++"``);
 * ``row_size(S) -> int``: the length of a row;
-* ``check_row(Row, S) -> str | None``: what is wrong with a row read back
-  from outside (a stats record), as a phrase, or None when it could be
-  summed statistics of this metric;
+* ``check_row(Row, S, segments, nrefs) -> str | None``: what is wrong with a
+  row read back from outside (a stats record) that covers ``segments``
+  segments of ``nrefs`` references each (``"var"`` when it varies), as a
+  phrase, or None when a run could have written it: a whole number is one
+  by value, whatever its JSON spelling (``3`` or ``3.0``); a row of one
+  segment must have that segment's structure exactly, a sum what every
+  sum of such rows has;
+* ``from_record(Row, S) -> Row``: a row that passed ``check_row``, in the
+  types a run writes (whole numbers as ``int``);
 * ``prepare_refs(S) -> (refs -> R)``: reference work done once per segment
   and shared by every system scored against it (tokens, n-gram counts);
 * ``count(S) -> (hyp, R -> Row)``: one hypothesis against its prepared
@@ -98,15 +104,57 @@ def is_number(value: Any) -> bool:
 MAX_COUNT = 2**53
 
 
+def as_whole(value: Any) -> int | None:
+    """``value`` as a whole number if it is one, whatever its JSON spelling
+    (``3`` or ``3.0``), else None."""
+    if is_whole(value):
+        return value
+    if isinstance(value, float) and value.is_integer():  # false for nan and inf
+        return int(value)
+    return None
+
+
 def whole_counts(row: Sequence[Any]) -> str | None:
     """What is wrong with a row of counts (whole numbers from 0 to
-    ``MAX_COUNT``), or None."""
+    ``MAX_COUNT``, by value), or None."""
     for value in row:
-        if not is_whole(value) or value < 0:
+        whole = as_whole(value)
+        if whole is None or whole < 0:
             return f"counts must be whole numbers of at least 0, not {value!r}"
-        if value > MAX_COUNT:
+        if whole > MAX_COUNT:
             return f"a count above 2**53: {value}"
     return None
+
+
+def totals_problem(totals: Sequence[int], length: int, segments: int, items: str) -> str | None:
+    """What is wrong with the n-gram totals of orders 1..N (``totals``) of
+    ``segments`` segments of ``length`` ``items`` in all, or None.
+
+    A segment of L items has max(0, L - n + 1) n-grams of order n.  Over
+    several segments, order n has as many n-grams fewer than order n - 1 as
+    there are segments of at least n - 1 items: never more than the
+    segments, never more than order n - 1 had fewer than order n - 2, and
+    not none while n-grams of order n are left.
+    """
+    if segments == 1:
+        sound = list(totals) == [max(0, length - n) for n in range(len(totals))]
+    else:
+        drops = [a - b for a, b in zip(totals, totals[1:])]
+        sound = (
+            (not totals or totals[0] == length)
+            and all(0 <= drop <= segments for drop in drops)
+            and all(a >= b for a, b in zip(drops, drops[1:]))
+            and not (drops and totals[-1] and not drops[-1])
+        )
+    if sound:
+        return None
+    shown = "/".join(map(str, totals))
+    if segments == 1:
+        return f"{shown} n-grams of orders 1 to {len(totals)} in a segment of {length} {items}"
+    return (
+        f"{shown} n-grams of orders 1 to {len(totals)} in {segments} segments "
+        f"of {length} {items} in all"
+    )
 
 
 @dataclass(frozen=True)
@@ -229,7 +277,8 @@ class Metric(Protocol):
     settings_from: Callable[[Mapping[str, Any]], Any]
     label: Callable[[Any], str]
     row_size: Callable[[Any], int]
-    check_row: Callable[[Sequence[Any], Any], str | None]
+    check_row: Callable[[Sequence[Any], Any, int, int | str], str | None]
+    from_record: Callable[[Sequence[Any], Any], Row]
     prepare_refs: Callable[[Any], Callable[[Sequence[str]], Any]]
     count: Callable[[Any], Callable[[str, Any], Row]]
     score: Callable[[Sequence[Any], Any], Any]

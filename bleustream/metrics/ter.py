@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream._version import __version__
-from bleustream.metrics.protocol import MAX_COUNT, Option, Row, is_number, option_values
+from bleustream.metrics.protocol import (
+    MAX_COUNT,
+    Option,
+    Row,
+    as_whole,
+    is_number,
+    is_whole,
+    option_values,
+)
 from bleustream.metrics.tercom import Reference, prepare_reference, translation_edit_rate
 from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.tercom import tercom_tokenizer
@@ -115,12 +123,34 @@ def row_size(settings: Settings) -> int:
     return 2
 
 
-def check_row(row: Sequence[Any], settings: Settings) -> str | None:
-    """Edits and a reference length, each a number from 0 to ``MAX_COUNT``."""
-    for name, value in zip(("edits", "reference length"), row):
-        if not (is_number(value) and 0 <= value <= MAX_COUNT):  # also false for nan
-            return f"the {name} must be a number from 0 to 2**53, not {value!r}"
+def check_row(
+    row: Sequence[Any], settings: Settings, segments: int, nrefs: int | str
+) -> str | None:
+    """Edits, a whole number, and a reference length, a number, each from 0
+    to ``MAX_COUNT``.  A segment's reference length is the average of its
+    ``nrefs`` whole lengths; summed over segments of one reference, it is
+    whole too.
+    """
+    edits, length = row
+    whole = as_whole(edits)
+    if whole is None or not 0 <= whole <= MAX_COUNT:
+        return f"the edits must be a whole number from 0 to 2**53, not {edits!r}"
+    if not (is_number(length) and 0 <= length <= MAX_COUNT):  # also false for nan
+        return f"the reference length must be a number from 0 to 2**53, not {length!r}"
+    one = segments == 1 or nrefs == 1
+    if is_whole(nrefs) and one and round(length * nrefs) / nrefs != length:
+        if nrefs == 1:
+            return f"the reference length must be a whole number, not {length!r}"
+        return (
+            f"the reference length of one segment must be the average of {nrefs} "
+            f"whole lengths, not {length!r}"
+        )
     return None
+
+
+def from_record(row: Sequence[Any], settings: Settings) -> Row:
+    """Whole edits and a float reference length, as a run writes them."""
+    return (int(row[0]), float(row[1]))
 
 
 def _tokenizer(settings: Settings) -> Callable[[str], str]:

@@ -59,6 +59,7 @@ from bleustream._version import __version__
 from bleustream.errors import UsageError
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import Option, Row, is_whole, option_values, whole_counts
+from bleustream.metrics.scores import CHRFScore
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -567,6 +568,15 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "space": "yes" if settings.whitespace else "no",
         "version": f"bleustream-{__version__}",
     }
+
+
+# SacreBLEU's short names of the fields (``CHRFSignature._abbr``).
+SIGNATURE_SHORT = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
+
+
+def score_object(chrf: ChrfScore, settings: Settings) -> CHRFScore:
+    """SacreBLEU's ``CHRFScore`` of a score."""
+    return CHRFScore(chrf.score, settings.char_order, settings.word_order, settings.beta)
 
 
 def _triplets(chrf: ChrfScore, settings: Settings) -> list[tuple[str, int, int, int]]:

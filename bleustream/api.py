@@ -1,145 +1,82 @@
-"""The Python API: SacreBLEU's scoring functions, and a streaming scorer.
+"""The Python API: SacreBLEU's functions and classes, and a streaming scorer.
 
 The functions take SacreBLEU's arguments in SacreBLEU's order (hypotheses,
 then a list of reference streams, ``references[j][i]`` being the ``j``-th
 reference of the ``i``-th hypothesis) and its keyword settings, and return
-the same numbers.  They run on the ``Scorer`` the command line runs on::
+SacreBLEU's score objects with the same numbers.  ``BLEU``, ``CHRF`` and
+``TER`` are SacreBLEU's classes (``bleustream.metrics``)::
 
     import bleustream
     bleustream.corpus_bleu(hyps, [refs_a, refs_b]).score
     bleustream.sentence_chrf(hyp, [ref], word_order=2).score
+    bleustream.BLEU(tokenize="intl").corpus_score(hyps, [refs], n_bootstrap=1000)
 
 A ``Scorer`` streams: feed it batches with ``update``, read ``score()`` at
 any time; its ``stats`` pickle and add, so shards scored in other processes
 or on other machines merge with ``merge``.
+
+This module also hands the core its bootstrap (``corpus_score(...,
+n_bootstrap=N)``), which lives in ``bleustream.significance``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
 
-from bleustream.metrics.bleu import SMOOTH_DEFAULTS
+from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics.metric_classes import (
+    BLEU,
+    CHRF,
+    TER,
+    Scoring,
+    check_hypotheses,
+    check_references,
+    check_sentence,
+    scoring,
+    spec,
+    use_resampler,
+)
+from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import Row
-from bleustream.metrics.registry import METRICS, Spec, default_options
+from bleustream.metrics.registry import Spec
+from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
 from bleustream.scorer import Scorer, Totals
+from bleustream.significance import draws
 
 
-@dataclass
-class Score:
-    """A score with its statistics and signature.
-
-    ``name`` is SacreBLEU's (``BLEU``, ``chrF2++``, ``TER``); ``stats`` the
-    summed statistics in SacreBLEU's layout; ``detail`` the metric's own
-    score object, whose attributes (BLEU's ``precisions``, ``bp``...) are
-    also readable on this one.
-    """
-
-    name: str
-    score: float
-    stats: tuple[Any, ...]
-    signature: str
-    detail: Any
-    settings: Any = None  # the metric's settings (chrF's ``beta``, ``char_order``...)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("detail", "settings"):
-            raise AttributeError(name)
-        try:
-            return getattr(self.detail, name)
-        except AttributeError:
-            if self.settings is None or not hasattr(self.settings, name):
-                raise
-            return getattr(self.settings, name)
-
-    def format(self, width: int = 2) -> str:
-        """SacreBLEU's line: ``NAME|signature = score``."""
-        return f"{self.name}|{self.signature} = {self.score:.{width}f}"
-
-    def __str__(self) -> str:
-        return self.format()
+def _bootstrap(the_spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[str, float, float]:
+    """SacreBLEU's ``_bootstrap_resample`` and ``Score.estimate_ci`` of one metric."""
+    np = require_numpy("corpus_score(n_bootstrap=...)")
+    seed = draws.parse_seed(os.environ.get("SACREBLEU_SEED", str(draws.DEFAULT_SEED)))
+    metric, settings = the_spec.metric, the_spec.settings
+    _, mean, ci = draws.bootstrap_ci(
+        np.array(rows), lambda sums: metric.score_rows(sums, settings), n_samples, seed
+    )
+    assert mean is not None and ci is not None
+    return draws.seed_text(seed), mean, ci
 
 
-def spec(metric: str, **settings: Any) -> Spec:
-    """A metric with settings given by their option names (``tokenize="intl"``).
-
-    The names are the command line's long options with ``_`` for ``-``
-    (``chrf_word_order=2``, ``ter_normalized=True``); unnamed settings take
-    their built-in defaults.
-    """
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
-    options = default_options(metric)
-    unknown = set(settings) - set(options)
-    if unknown:
-        raise TypeError(f"unknown {metric} settings: {', '.join(sorted(unknown))}")
-    options.update(settings)
-    return Spec(METRICS[metric], METRICS[metric].settings_from(options))
-
-
-def _signature_text(the_spec: Spec, nrefs: int | str) -> str:
-    return "|".join(f"{k}:{v}" for k, v in the_spec.signature(nrefs).items())
-
-
-def _score(the_spec: Spec, row: Sequence[Any], signature: str) -> Score:
-    detail = the_spec.score(row)
-    return Score(the_spec.label, detail.score, tuple(row), signature, detail, the_spec.settings)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A metric with its settings and per-segment functions, built once per settings.
-
-    Building the metric and its functions from a dozen keyword settings,
-    and the signature text, once per distinct settings rather than once
-    per call is most of what a ``sentence_bleu`` in a loop would otherwise
-    spend besides the counting itself.
-    """
-
-    spec: Spec
-    prepare: Callable[[Sequence[str]], Any]
-    count: Callable[[str, Any], Row]
-    signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
-
-    def result(self, row: Sequence[Any], nrefs: int | str) -> Score:
-        signature = self.signatures.get(nrefs)
-        if signature is None:
-            signature = self.signatures[nrefs] = _signature_text(self.spec, nrefs)
-        return _score(self.spec, row, signature)
-
-
-@lru_cache(maxsize=64)
-def _prepared(metric: str, settings: tuple[tuple[str, Any], ...]) -> _Prepared:
-    the_spec = spec(metric, **dict(settings))
-    metric_module, values = the_spec.metric, the_spec.settings
-    return _Prepared(the_spec, metric_module.prepare_refs(values), metric_module.count(values))
-
-
-def _nrefs(references: Sequence[Sequence[str | None]]) -> int | str:
-    """The number of references per segment, or ``var`` when it varies."""
-    counts = {sum(ref is not None for ref in refs) for refs in zip(*references)}
-    return counts.pop() if len(counts) == 1 else ("var" if counts else len(references))
+use_resampler(_bootstrap)
 
 
 def _corpus(
-    prepared: _Prepared, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    name: str,
+    the_scoring: Scoring,
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str | None]],
 ) -> Score:
-    if isinstance(hypotheses, str) or isinstance(references, str):
-        raise TypeError("hypotheses and references must be sequences of strings, not a string")
-    scorer = Scorer((prepared.spec,))
-    scorer.update(hypotheses, references)  # type: ignore[arg-type]
-    return prepared.result(scorer.stats.rows[0], _nrefs(references))
+    prefix = f"{name}: "
+    check_hypotheses(prefix, hypotheses)
+    check_references(prefix, references, len(hypotheses))
+    total, nrefs = the_scoring.corpus(hypotheses, references)
+    return the_scoring.result(total, nrefs)
 
 
-def _sentence(prepared: _Prepared, hypothesis: str, references: Sequence[str]) -> Score:
-    if not isinstance(hypothesis, str):
-        raise TypeError("the hypothesis must be a string")
-    if isinstance(references, str):
-        raise TypeError("references must be a sequence of strings, not a string")
-    row = prepared.count(hypothesis, prepared.prepare(references))
-    return prepared.result(row, len(references))
+def _sentence(name: str, the_scoring: Scoring, hypothesis: str, references: Sequence[str]) -> Score:
+    check_sentence(f"{name}: ", hypothesis, references)
+    return the_scoring.sentence(hypothesis, references)
 
 
 @lru_cache(maxsize=64)
@@ -150,22 +87,18 @@ def _bleu(
     tokenize: str,
     use_effective_order: bool,
     max_ngram_order: int,
-) -> _Prepared:
-    if smooth_value is not None and SMOOTH_DEFAULTS.get(smooth_method, 0) is None:
-        # SacreBLEU ignores a value given to a method that takes none; the
-        # command line's settings call it an error.
-        smooth_value = None
-    return _prepared(
-        "bleu",
-        (
-            ("smooth_method", smooth_method),
-            ("smooth_value", smooth_value),
-            ("lowercase", lowercase),
-            ("tokenize", tokenize),
-            ("effective_order", use_effective_order),
-            ("max_ngram_order", max_ngram_order),
-        ),
+) -> Scoring:
+    if bleu.SMOOTH_DEFAULTS.get(smooth_method) is None:
+        smooth_value = None  # SacreBLEU ignores a value given to a method that takes none
+    settings = bleu.Settings(
+        tokenize=tokenize,
+        lowercase=bool(lowercase),
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
+        effective_order=bool(use_effective_order),
+        max_order=max_ngram_order,
     )
+    return scoring(bleu.NAME, settings)
 
 
 def corpus_bleu(
@@ -178,12 +111,28 @@ def corpus_bleu(
     tokenize: str = "13a",
     use_effective_order: bool = False,
     max_ngram_order: int = 4,
-) -> Score:
+) -> BLEUScore:
     """Corpus BLEU, as ``sacrebleu.corpus_bleu`` (``force`` is accepted and unused)."""
-    prepared = _bleu(
+    the_scoring = _bleu(
         smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
     )
-    return _corpus(prepared, hypotheses, references)
+    return _corpus("corpus_bleu", the_scoring, hypotheses, references)  # type: ignore[return-value]
+
+
+def raw_corpus_bleu(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], smooth_value: float = 0.1
+) -> BLEUScore:
+    """BLEU of text already tokenized, as ``sacrebleu.raw_corpus_bleu``: no
+    tokenizer, floor smoothing, effective order."""
+    return corpus_bleu(
+        hypotheses,
+        references,
+        smooth_method="floor",
+        smooth_value=smooth_value,
+        force=True,
+        tokenize="none",
+        use_effective_order=True,
+    )
 
 
 def sentence_bleu(
@@ -195,28 +144,26 @@ def sentence_bleu(
     tokenize: str = "13a",
     use_effective_order: bool = True,
     max_ngram_order: int = 4,
-) -> Score:
+) -> BLEUScore:
     """BLEU of one hypothesis against its references, as ``sacrebleu.sentence_bleu``."""
-    prepared = _bleu(
+    the_scoring = _bleu(
         smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
     )
-    return _sentence(prepared, hypothesis, references)
+    return _sentence("sentence_bleu", the_scoring, hypothesis, references)  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=64)
 def _chrf(
     char_order: int, word_order: int, beta: int, remove_whitespace: bool, eps_smoothing: bool
-) -> _Prepared:
-    return _prepared(
-        "chrf",
-        (
-            ("chrf_char_order", char_order),
-            ("chrf_word_order", word_order),
-            ("chrf_beta", beta),
-            ("chrf_whitespace", not remove_whitespace),
-            ("chrf_eps_smoothing", eps_smoothing),
-        ),
+) -> Scoring:
+    settings = chrf.Settings(
+        char_order=char_order,
+        word_order=word_order,
+        beta=beta,
+        whitespace=not remove_whitespace,
+        eps_smoothing=bool(eps_smoothing),
     )
+    return scoring(chrf.NAME, settings)
 
 
 def corpus_chrf(
@@ -227,10 +174,10 @@ def corpus_chrf(
     beta: int = 2,
     remove_whitespace: bool = True,
     eps_smoothing: bool = False,
-) -> Score:
+) -> CHRFScore:
     """Corpus chrF (chrF++ with ``word_order=2``), as ``sacrebleu.corpus_chrf``."""
-    prepared = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-    return _corpus(prepared, hypotheses, references)
+    the_scoring = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+    return _corpus("corpus_chrf", the_scoring, hypotheses, references)  # type: ignore[return-value]
 
 
 def sentence_chrf(
@@ -241,23 +188,21 @@ def sentence_chrf(
     beta: int = 2,
     remove_whitespace: bool = True,
     eps_smoothing: bool = False,
-) -> Score:
+) -> CHRFScore:
     """chrF of one hypothesis, as ``sacrebleu.sentence_chrf``."""
-    prepared = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-    return _sentence(prepared, hypothesis, references)
+    the_scoring = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+    return _sentence("sentence_chrf", the_scoring, hypothesis, references)  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=64)
-def _ter(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> _Prepared:
-    return _prepared(
-        "ter",
-        (
-            ("ter_normalized", normalized),
-            ("ter_no_punct", no_punct),
-            ("ter_asian_support", asian_support),
-            ("ter_case_sensitive", case_sensitive),
-        ),
+def _ter(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> Scoring:
+    settings = ter.Settings(
+        normalized=bool(normalized),
+        no_punct=bool(no_punct),
+        asian_support=bool(asian_support),
+        case_sensitive=bool(case_sensitive),
     )
+    return scoring(ter.NAME, settings)
 
 
 def corpus_ter(
@@ -267,10 +212,10 @@ def corpus_ter(
     no_punct: bool = False,
     asian_support: bool = False,
     case_sensitive: bool = False,
-) -> Score:
+) -> TERScore:
     """Corpus TER, as ``sacrebleu.corpus_ter``."""
-    prepared = _ter(normalized, no_punct, asian_support, case_sensitive)
-    return _corpus(prepared, hypotheses, references)
+    the_scoring = _ter(normalized, no_punct, asian_support, case_sensitive)
+    return _corpus("corpus_ter", the_scoring, hypotheses, references)  # type: ignore[return-value]
 
 
 def sentence_ter(
@@ -280,27 +225,35 @@ def sentence_ter(
     no_punct: bool = False,
     asian_support: bool = False,
     case_sensitive: bool = False,
-) -> Score:
+) -> TERScore:
     """TER of one hypothesis, as ``sacrebleu.sentence_ter``."""
-    prepared = _ter(normalized, no_punct, asian_support, case_sensitive)
-    return _sentence(prepared, hypothesis, references)
+    the_scoring = _ter(normalized, no_punct, asian_support, case_sensitive)
+    return _sentence("sentence_ter", the_scoring, hypothesis, references)  # type: ignore[return-value]
 
 
-def scores(scorer: Scorer, nrefs: int | str, system: int = 0) -> list[Score]:
-    """A scorer's current scores, one per metric, with signatures."""
-    return [
-        _score(the_spec, row, _signature_text(the_spec, nrefs))
-        for the_spec, row in zip(scorer.specs, scorer.totals[system].rows)
-    ]
+def scores(scorer: Scorer, nrefs: int | str | None = None, system: int = 0) -> list[Score]:
+    """A scorer's current scores, one per metric, with signatures (``nrefs``
+    defaults to the scorer's own)."""
+    if not isinstance(scorer, Scorer):
+        raise TypeError(f"scores() takes a Scorer, not {type(scorer).__name__}")
+    return scorer.scores(system, nrefs)
 
 
 __all__ = [
+    "BLEU",
+    "CHRF",
+    "TER",
+    "BLEUScore",
+    "CHRFScore",
     "Score",
     "Scorer",
+    "Signature",
+    "TERScore",
     "Totals",
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "raw_corpus_bleu",
     "scores",
     "sentence_bleu",
     "sentence_chrf",

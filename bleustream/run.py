@@ -296,7 +296,7 @@ def run(
                 for index, system in enumerate(state.systems):
                     record = Record(
                         "running",
-                        tuple(scorer.scores(index)),
+                        tuple(scorer.raw_scores(index)),
                         scorer.segments,
                         line=item.line,
                         system=system,
@@ -338,7 +338,7 @@ def run(
 
 
 def _show_progress(progress: Progress, scorer: Scorer, first: Spec) -> None:
-    progress.show(scorer.segments, f"{first.label} {scorer.scores()[0].score:.2f}")
+    progress.show(scorer.segments, f"{first.label} {scorer.raw_scores()[0].score:.2f}")
 
 
 def _segment_record(item: Item, scores: tuple[Any, ...], system: str | int | None) -> Record:
@@ -389,7 +389,7 @@ def _finals(
         finals.append(
             Record(
                 "corpus",
-                tuple(scorer.scores(index)),
+                tuple(scorer.raw_scores(index)),
                 scorer.segments,
                 system=system,
                 partial=state.partial or read.partial,

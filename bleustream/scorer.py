@@ -14,19 +14,56 @@ from collections.abc import Sequence
 from typing import Any
 
 from bleustream.metrics.counting import Counter, Rows, Summed, Totals, sum_rows, zero_totals
+from bleustream.metrics.metric_classes import (
+    as_spec,
+    check_hypotheses,
+    check_references,
+    nrefs_of,
+    spec,
+)
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import Spec
+from bleustream.metrics.scores import Score
 
 __all__ = ["Rows", "Scorer", "Summed", "Totals", "sum_rows", "zero_totals"]
 
 
-class Scorer:
-    """Scores segments one at a time, keeping only each system's running sums."""
+def _specs(metrics: Sequence[Any]) -> list[Spec]:
+    """Specs from names, specs, metric objects, and sequences of them."""
+    out = []
+    for metric in metrics:
+        if isinstance(metric, (list, tuple)):
+            out.extend(as_spec(m) for m in metric)
+        else:
+            out.append(as_spec(metric))
+    return out
 
-    def __init__(self, specs: Sequence[Spec], systems: int = 1) -> None:
+
+class Scorer:
+    """Scores segments one at a time, keeping only each system's running sums.
+
+    The metrics are names (``"chrf"``), specs (``bleustream.spec("chrf",
+    word_order=2)``), metric objects (``bleustream.BLEU(tokenize="intl")``)
+    or sequences of them; none is BLEU with SacreBLEU's defaults.  A whole
+    number after them is the number of systems (``Scorer(specs, 3)``).
+    ``nrefs``, the number of references per segment, is learnt from the
+    segments added; give it for statistics merged from elsewhere.
+    """
+
+    def __init__(self, *metrics: Any, systems: int = 1, nrefs: int | str | None = None) -> None:
+        if len(metrics) > 1 and type(metrics[-1]) is int:
+            metrics, systems = metrics[:-1], metrics[-1]
+        specs = _specs(metrics) if metrics else [spec("bleu")]
         self.counter = Counter(specs, systems)
         self.specs = self.counter.specs
         self.totals: tuple[Totals, ...] = tuple(zero_totals(self.specs) for _ in range(systems))
+        # Every number of references per segment seen (or given).
+        self._nrefs: set[int | str] = set() if nrefs is None else {nrefs}
+
+    @property
+    def nrefs(self) -> int | str | None:
+        """References per segment (``var`` when it varies), or None while unknown."""
+        return nrefs_of(self._nrefs, 0) if self._nrefs else None
 
     @property
     def systems(self) -> int:
@@ -78,6 +115,7 @@ class Scorer:
         """
         rows = self.count(hyps, refs)
         self.accumulate(rows)
+        self._nrefs.add(len(refs))
         return rows
 
     def update(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
@@ -90,11 +128,8 @@ class Scorer:
         """
         if self.systems != 1:
             raise ValueError("update() scores one system; use add() for several")
-        for j, stream in enumerate(refs):
-            if len(stream) != len(hyps):
-                raise ValueError(
-                    f"reference stream {j} has {len(stream)} segments, the hypotheses {len(hyps)}"
-                )
+        check_hypotheses("", hyps)
+        check_references("", refs, len(hyps))
         for i, hyp in enumerate(hyps):
             self.add((hyp,), [stream[i] for stream in refs if stream[i] is not None])
 
@@ -103,18 +138,35 @@ class Scorer:
         """The summed statistics of the first (or only) system: they pickle and add."""
         return self.totals[0]
 
-    def merge(self, totals: Totals, system: int = 0) -> None:
-        """Adds statistics computed elsewhere (another shard, process or machine)."""
+    def merge(self, totals: Totals, system: int = 0, nrefs: int | str | None = None) -> None:
+        """Adds statistics computed elsewhere (another shard, process or machine),
+        with their number of references per segment when known."""
+        if not isinstance(totals, Totals):
+            raise TypeError(f"merge() takes a scorer's stats (Totals), not {type(totals).__name__}")
         merged = list(self.totals)
         merged[system] = merged[system] + totals
         self.totals = tuple(merged)
+        if nrefs is not None:
+            self._nrefs.add(nrefs)
 
-    def score(self) -> list[Any]:
+    def score(self) -> list[Score]:
         """Each metric's score of everything added so far (first system)."""
         return self.scores(0)
 
-    def scores(self, system: int = 0) -> list[Any]:
-        """Each metric's score of everything a system has had so far."""
+    def scores(self, system: int = 0, nrefs: int | str | None = None) -> list[Score]:
+        """Each metric's score of everything a system has had so far: SacreBLEU's
+        score objects (``BLEUScore``...), with the signature text when the
+        number of references is known."""
+        if nrefs is None:
+            nrefs = self.nrefs
+        return [
+            spec.score_object(row, "" if nrefs is None else spec.signature_object(nrefs).format())
+            for spec, row in zip(self.specs, self.totals[system].rows)
+        ]
+
+    def raw_scores(self, system: int = 0) -> list[Any]:
+        """Each metric's own score object (``bleustream.metrics.bleu.BleuScore``...),
+        as the records of a run are made from."""
         return [spec.score(row) for spec, row in zip(self.specs, self.totals[system].rows)]
 
     def sentence_scores(self, rows: Sequence[Row]) -> list[Any]:

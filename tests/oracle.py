@@ -125,7 +125,7 @@ class BleuStream:
         return Stats.from_row(self.scorer.totals[0].rows[0], self.scorer.segments)
 
     def score(self) -> BleuScore:
-        return self.scorer.scores()[0]
+        return self.scorer.raw_scores()[0]
 
 
 def segment_counter(settings: Settings) -> Callable[[str, Sequence[str]], Stats]:

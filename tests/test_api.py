@@ -152,7 +152,7 @@ def detail_mismatches(ours: Any, theirs: Any) -> list[str]:
     """The SacreBLEU score attributes our score object also has, where they differ."""
     problems = []
     for name in ("precisions", "bp", "ratio", "num_edits", "ref_length"):
-        if not hasattr(theirs, name) or not hasattr(ours.detail, name):
+        if not hasattr(theirs, name):
             continue
         a, b = getattr(ours, name), getattr(theirs, name)
         if isinstance(b, list):
@@ -309,8 +309,12 @@ def test_score_object_reads_like_sacrebleus() -> None:
     assert list(ours.precisions) == theirs.precisions
     assert (ours.bp, ours.ratio) == (theirs.bp, theirs.ratio)
     assert ours.stats == (theirs.sys_len, theirs.ref_len, *theirs.counts, *theirs.totals)
-    assert str(ours) == f"BLEU|{ours.signature} = {theirs.score:.2f}"
-    assert ours.format(width=4) == f"BLEU|{ours.signature} = {theirs.score:.4f}"
+    # SacreBLEU's text: no signature unless one is given.
+    assert str(ours) == str(theirs) == repr(ours)
+    assert ours.format(width=4) == theirs.format(width=4)
+    signature = without_version(ours.signature)
+    for args in ((1, True), (1, False, signature), (3, False, signature, True)):
+        assert ours.format(*args) == theirs.format(*args)
     with pytest.raises(AttributeError):
         ours.no_such_attribute  # noqa: B018
 
@@ -442,3 +446,164 @@ def test_systems_that_agree_on_a_segment_get_their_own_rows() -> None:
         for ours, oracle in zip(system_rows, oracles):
             theirs = oracle._extract_corpus_statistics([hyp], [[r] for r in refs])[0]
             assert list(ours) == list(theirs)
+
+
+# ----------------------------------------------------------------------------
+# SacreBLEU's classes, score objects and signatures
+# ----------------------------------------------------------------------------
+
+HYPS = ["The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."]
+REFS = [
+    ["The dog bit the man.", "It was not unexpected.", "The man bit him first."],
+    ["The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."],
+]
+
+CLASS_CASES = [
+    ("BLEU", {}),
+    ("BLEU", {"tokenize": "intl", "lowercase": True, "max_ngram_order": 3}),
+    ("BLEU", {"smooth_method": "add-k", "effective_order": True}),
+    ("BLEU", {"smooth_method": "floor", "smooth_value": 0.2}),
+    ("BLEU", {"trg_lang": "zh"}),
+    ("CHRF", {}),
+    ("CHRF", {"word_order": 2, "beta": 1, "whitespace": True}),
+    ("CHRF", {"lowercase": True, "eps_smoothing": True}),
+    ("TER", {}),
+    ("TER", {"normalized": True, "no_punct": True, "case_sensitive": True}),
+]
+
+
+def _public_attributes(score: Any) -> dict[str, Any]:
+    names = {k for k in vars(score) if not k.startswith("_")} | {"prec_str"}
+    return {k: getattr(score, k) for k in sorted(names) if hasattr(score, k)}
+
+
+@pytest.mark.parametrize("name, kwargs", CLASS_CASES, ids=lambda x: str(x))
+def test_classes_are_sacrebleus(name: str, kwargs: Kwargs) -> None:
+    """Attributes, str(), format() and signatures of every score, corpus and
+    sentence, against SacreBLEU's class with the same arguments."""
+    ours_metric = getattr(bleustream, name)(**kwargs)
+    theirs_metric = getattr(sacrebleu, name)(**kwargs)
+    assert bleustream.metrics.__dict__[name] is type(ours_metric)
+    calls = (("corpus_score", HYPS, REFS), ("sentence_score", HYPS[1], [REFS[0][1]]))
+    for method, hyps, refs in calls:
+        ours = getattr(ours_metric, method)(hyps, refs)
+        theirs = getattr(theirs_metric, method)(hyps, refs)
+        theirs_attributes = _public_attributes(theirs)
+        ours_attributes = {k: getattr(ours, k) for k in theirs_attributes}
+        assert ours_attributes == theirs_attributes
+        assert type(ours).__name__ == type(theirs).__name__
+        assert str(ours) == str(theirs)
+        ours_sig, theirs_sig = ours_metric.get_signature(), theirs_metric.get_signature()
+        # bleustream's one field of its own: the order, when it is not 4.
+        order = f"|order:{kwargs['max_ngram_order']}" if "max_ngram_order" in kwargs else ""
+        assert without_version(str(ours_sig)) == without_version(str(theirs_sig)) + order
+        short = ours_sig.format(short=True)
+        assert short.rsplit("|", 1)[0] == theirs_sig.format(short=True).rsplit("|", 1)[0] + order
+        assert short.endswith(f"|v:bleustream-{bleustream.__version__}")
+        signature = without_version(str(theirs_sig))
+        for args in ((3,), (1, True), (2, False, signature), (2, False, signature, True)):
+            assert ours.format(*args) == theirs.format(*args)
+        assert ours.signature == str(ours_sig)
+
+
+def test_reference_cache_and_signature_before_scoring() -> None:
+    bleu = bleustream.BLEU(references=REFS)
+    with pytest.raises(ValueError, match="Number of references unknown"):
+        bleustream.TER().get_signature()
+    assert bleu.corpus_score(HYPS, None).score == sacrebleu.BLEU().corpus_score(HYPS, REFS).score
+    assert str(bleu.get_signature()).startswith("nrefs:2|")
+    with pytest.raises(RuntimeError, match="cache is empty"):
+        bleustream.CHRF().corpus_score(HYPS, None)
+
+
+def test_compute_bleu_and_raw_corpus_bleu() -> None:
+    args = ([9, 7, 5, 3], [10, 8, 6, 4], 11, 11)
+    assert str(bleustream.BLEU.compute_bleu(*args)) == str(BLEU.compute_bleu(*args))
+    ours = bleustream.BLEU.compute_bleu([3, 0, 0, 0], [5, 4, 3, 2], 5, 6, "add-k")
+    theirs = BLEU.compute_bleu([3, 0, 0, 0], [5, 4, 3, 2], 5, 6, "add-k")
+    assert (ours.score, ours.counts, ours.totals) == (theirs.score, theirs.counts, theirs.totals)
+    assert str(bleustream.raw_corpus_bleu(HYPS, REFS)) == str(sacrebleu.raw_corpus_bleu(HYPS, REFS))
+
+
+@pytest.mark.parametrize("name", ["BLEU", "CHRF", "TER"])
+def test_corpus_score_with_a_bootstrap(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy")
+    monkeypatch.setenv("SACREBLEU_SEED", "7")
+    hyps, refs = adversarial(61, 40, 2)
+    ours_metric, theirs_metric = getattr(bleustream, name)(), getattr(sacrebleu, name)()
+    ours = ours_metric.corpus_score(hyps, refs, n_bootstrap=200)
+    theirs = theirs_metric.corpus_score(hyps, refs, n_bootstrap=200)
+    assert (ours._mean, ours._ci) == (theirs._mean, theirs._ci)
+    assert str(ours) == str(theirs)
+    assert "|bs:200|seed:7|" in str(ours_metric.get_signature())
+    assert without_version(str(ours_metric.get_signature())) == without_version(
+        str(theirs_metric.get_signature())
+    )
+
+
+def test_functions_return_the_classes_scores() -> None:
+    assert isinstance(bleustream.corpus_bleu(HYPS, REFS), bleustream.metrics.BLEUScore)
+    assert isinstance(bleustream.sentence_chrf(HYPS[0], [REFS[0][0]]), bleustream.metrics.CHRFScore)
+    assert isinstance(bleustream.corpus_ter(HYPS, REFS), bleustream.metrics.TERScore)
+    assert str(bleustream.corpus_bleu(HYPS, REFS)) == str(sacrebleu.corpus_bleu(HYPS, REFS))
+
+
+# ----------------------------------------------------------------------------
+# Scorer forms, spec names, misuse
+# ----------------------------------------------------------------------------
+
+
+def test_scorer_takes_names_specs_and_metric_objects() -> None:
+    default = bleustream.Scorer()
+    assert default.specs == (bleustream.spec("bleu"),) == bleustream.Scorer(["bleu"]).specs
+    both = bleustream.Scorer("bleu", "chrf")
+    assert [s.name for s in both.specs] == ["bleu", "chrf"]
+    intl = bleustream.Scorer(bleustream.BLEU(tokenize="intl"))
+    assert intl.specs == (bleustream.spec("bleu", tokenize="intl"),)
+    assert bleustream.Scorer([bleustream.spec("ter")], 2).systems == 2
+    assert both.nrefs is None
+    both.update(HYPS, REFS)
+    assert both.nrefs == 2
+    for ours, theirs in zip(both.score(), (sacrebleu.BLEU(), sacrebleu.CHRF())):
+        expected = theirs.corpus_score(HYPS, REFS)
+        assert str(ours) == str(expected)
+        assert without_version(ours.signature) == without_version(str(theirs.get_signature()))
+    assert [str(s) for s in bleustream.scores(both)] == [str(s) for s in both.score()]
+
+
+def test_scorer_nrefs_from_merged_statistics() -> None:
+    part = bleustream.Scorer("chrf")
+    part.update(HYPS, REFS[:1])
+    whole = bleustream.Scorer("chrf")
+    whole.merge(part.stats)
+    assert whole.nrefs is None and whole.score()[0].signature == ""
+    whole.merge(part.stats, nrefs=1)
+    assert whole.score()[0].signature.startswith("nrefs:1|")
+    whole.update(HYPS, REFS)
+    assert whole.score()[0].signature.startswith("nrefs:var|")
+
+
+def test_spec_takes_sacrebleus_keywords() -> None:
+    assert bleustream.spec("chrf", word_order=2).settings.word_order == 2
+    assert bleustream.spec("ter", normalized=True).settings.normalized
+    assert bleustream.spec("bleu", smooth_method="floor").settings.smooth_method == "floor"
+    with pytest.raises(TypeError, match="SacreBLEU's: char_order, word_order"):
+        bleustream.spec("chrf", chrf_word_order=2)
+
+
+def test_misuse_says_what_was_expected() -> None:
+    with pytest.raises(TypeError, match="a metric is a name"):
+        bleustream.Scorer(3.5)
+    with pytest.raises(TypeError, match="a metric is named by a string"):
+        bleustream.spec(bleustream.BLEU())  # type: ignore[arg-type]
+    scorer = bleustream.Scorer()
+    with pytest.raises(TypeError, match=r"pass \[refs\]"):
+        scorer.update(["a b", "c d"], ["ab", "cd"])
+    with pytest.raises(TypeError, match="sequence of reference streams"):
+        scorer.update(["a b"], "a b")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reference stream 0 has 1 segments"):
+        bleustream.CHRF().corpus_score(["a", "b"], [["a"]])
+    with pytest.raises(TypeError, match="BLEU: The argument `hyp` should be a string"):
+        bleustream.BLEU().sentence_score(["a"], ["a"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="merge"):
+        scorer.merge("stats")  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from bleustream.metrics.protocol import (
     totals_problem,
     whole_counts,
 )
+from bleustream.metrics.scores import BLEUScore
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
@@ -427,6 +428,33 @@ def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
 
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     return signature_fields(settings, nrefs)
+
+
+# SacreBLEU's short names of the fields (``BLEUSignature._abbr``).
+# (bleustream's own ``order`` field keeps its name: ``o`` is ``origlang``.)
+SIGNATURE_SHORT = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
+
+
+def score_object(bleu: BleuScore, settings: Settings) -> BLEUScore:
+    """SacreBLEU's ``BLEUScore`` of a score.
+
+    With add-k smoothing SacreBLEU's counts and totals hold the ``k`` it
+    added to each order above the first, up to the first order without
+    n-grams; so do these.
+    """
+    order = settings.max_order
+    row = bleu.row
+    counts, totals = list(row[2 : 2 + order]), list(row[2 + order :])
+    if settings.smooth_method == "add-k" and any(counts):
+        k = settings.effective_smooth_value
+        for n in range(1, order):
+            if totals[n - 1] == 0:
+                break
+            counts[n] += k
+            totals[n] += k
+    return BLEUScore(
+        bleu.score, counts, totals, list(bleu.precisions), bleu.bp, int(row[0]), int(row[1])
+    )
 
 
 def json_fields(bleu: BleuScore, settings: Settings) -> dict[str, Any]:

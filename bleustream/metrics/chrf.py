@@ -66,6 +66,7 @@ from bleustream.metrics.protocol import (
     totals_problem,
     whole_counts,
 )
+from bleustream.metrics.scores import CHRFScore
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -639,6 +640,15 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "space": "yes" if settings.whitespace else "no",
         "version": f"bleustream-{__version__}",
     }
+
+
+# SacreBLEU's short names of the fields (``CHRFSignature._abbr``).
+SIGNATURE_SHORT = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
+
+
+def score_object(chrf: ChrfScore, settings: Settings) -> CHRFScore:
+    """SacreBLEU's ``CHRFScore`` of a score."""
+    return CHRFScore(chrf.score, settings.char_order, settings.word_order, settings.beta)
 
 
 def _triplets(chrf: ChrfScore, settings: Settings) -> list[tuple[str, int, int, int]]:

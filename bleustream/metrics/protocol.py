@@ -56,6 +56,10 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   SacreBLEU's ``sentence_score`` computes it (BLEU turns on effective order);
 * ``signature(S, nrefs) -> dict[str, str]``: SacreBLEU's signature fields in
   its order, ``version`` last;
+* ``SIGNATURE_SHORT``: SacreBLEU's short names of the signature's fields
+  (``Signature.format(short=True)``), besides the common ones;
+* ``score_object(Score, S) -> scores.Score``: SacreBLEU's score object of a
+  score (``BLEUScore``...), what the Python API hands back;
 * ``json_fields(Score, S) -> dict``: what a JSON record holds besides
   ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
   such as BLEU's precisions);
@@ -273,6 +277,7 @@ class Metric(Protocol):
     OPTIONS: tuple[Option, ...]
     SCORE_ONLY: frozenset[str]
     SCORE_ONLY_ONE_REF: frozenset[str]
+    SIGNATURE_SHORT: Mapping[str, str]
 
     settings_from: Callable[[Mapping[str, Any]], Any]
     label: Callable[[Any], str]
@@ -284,6 +289,7 @@ class Metric(Protocol):
     score: Callable[[Sequence[Any], Any], Any]
     sentence_score: Callable[[Sequence[Any], Any], Any]
     signature: Callable[[Any, int | str], dict[str, str]]
+    score_object: Callable[[Any, Any], Any]
     json_fields: Callable[[Any, Any], dict[str, Any]]
     tsv_fields: Callable[[Any, Any], list[tuple[str, str]]]
     verbose: Callable[[Any, Any], str]

@@ -15,6 +15,7 @@ from typing import Any
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, ter
 from bleustream.metrics.protocol import Metric, Option, Row
+from bleustream.metrics.scores import Score, Signature
 
 METRICS: dict[str, Metric] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]
@@ -54,6 +55,21 @@ class Spec:
 
     def signature(self, nrefs: int | str) -> dict[str, str]:
         return self.metric.signature(self.settings, nrefs)
+
+    def signature_object(self, nrefs: int | str, **extra: Any) -> Signature:
+        """SacreBLEU's signature object, with fields such as ``bs`` and ``seed`` added."""
+        signature = Signature(self.signature(nrefs), self.metric.SIGNATURE_SHORT)
+        for key, value in extra.items():
+            signature.update(key, value)
+        return signature
+
+    def score_object(self, row: Sequence[Any], signature: str = "") -> Score:
+        """SacreBLEU's score object of summed statistics (``BLEUScore``...),
+        with ``stats`` and the ``signature`` text set."""
+        result = self.metric.score_object(self.metric.score(row, self.settings), self.settings)
+        result.stats = tuple(row)
+        result.signature = signature
+        return result
 
     def __reduce__(self) -> tuple[Any, tuple[str, Any]]:
         # A module does not pickle; its registry name does, so a Spec

@@ -30,6 +30,7 @@ from bleustream.metrics.protocol import (
     is_whole,
     option_values,
 )
+from bleustream.metrics.scores import TERScore
 from bleustream.metrics.tercom import Reference, prepare_reference, translation_edit_rate
 from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.tercom import tercom_tokenizer
@@ -237,6 +238,15 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "asian": "yes" if settings.asian_support else "no",
         "version": f"bleustream-{__version__}",
     }
+
+
+# SacreBLEU's short names of the fields (``TERSignature._abbr``).
+SIGNATURE_SHORT = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"}
+
+
+def score_object(ter: TerScore, settings: Settings) -> TERScore:
+    """SacreBLEU's ``TERScore`` of a score."""
+    return TERScore(ter.score, ter.num_edits, ter.ref_length)
 
 
 def json_fields(ter: TerScore, settings: Settings) -> dict[str, Any]:

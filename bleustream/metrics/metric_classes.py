@@ -1,0 +1,457 @@
+"""SacreBLEU's metric classes, ``BLEU``, ``CHRF`` and ``TER``, on the core.
+
+Each takes SacreBLEU 2.6's constructor arguments and offers its
+``corpus_score``, ``sentence_score`` and ``get_signature``, returning the
+score objects of ``bleustream.metrics.scores``.  A class is a thin front
+on one ``Spec``: the counting and arithmetic are the metric module's, the
+same the command line runs.  ``spec(name, **settings)`` makes a ``Spec``
+from the same keywords.
+
+``corpus_score(..., n_bootstrap=N)`` needs SacreBLEU's bootstrap
+resampling, which lives in ``bleustream.significance``, above this layer.
+The core does not import it: the layer that does (``bleustream.api``,
+always imported with the package) hands it in through
+``use_resampler``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, ClassVar
+
+from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.registry import METRICS, Spec
+from bleustream.metrics.scores import BLEUScore, Score, Signature
+from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
+
+logger = logging.getLogger("bleustream")
+
+# (spec, per-segment rows, samples) -> (seed text, mean, half the 95% interval)
+Resampler = Callable[[Spec, Sequence[Row], int], tuple[str, float, float]]
+_resampler: list[Resampler] = []
+
+
+def use_resampler(resampler: Resampler) -> None:
+    """Sets the bootstrap behind ``corpus_score(..., n_bootstrap=N)``."""
+    _resampler[:] = [resampler]
+
+
+def nrefs_of(counts: set[Any], streams: int) -> int | str:
+    """The number of references per segment, ``var`` when it varies."""
+    if len(counts) == 1:
+        return next(iter(counts))
+    return "var" if counts else streams
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def check_references(prefix: str, references: Any, segments: int) -> None:
+    """That ``references`` are reference streams, one per reference, each as
+    long as the hypotheses; a TypeError or ValueError that says so if not."""
+    if not _is_sequence(references):
+        raise TypeError(
+            f"{prefix}`refs` should be a sequence of reference streams "
+            f"(refs[j][i] is reference j of segment i), not {type(references).__name__}"
+        )
+    for j, stream in enumerate(references):
+        if not _is_sequence(stream):
+            raise TypeError(
+                f"{prefix}Each element of `refs` should be a sequence of strings: a stream "
+                f"of references, one per segment (for one reference per segment, pass "
+                f"[refs]); element {j} is {type(stream).__name__}"
+            )
+        if len(stream) != segments:
+            raise ValueError(
+                f"{prefix}reference stream {j} has {len(stream)} segments, "
+                f"the hypotheses {segments}"
+            )
+
+
+def check_hypotheses(prefix: str, hypotheses: Any) -> None:
+    if not _is_sequence(hypotheses):
+        raise TypeError(
+            f"{prefix}`hyps` should be a sequence of strings, not {type(hypotheses).__name__}"
+        )
+    for hyp in hypotheses:
+        if not isinstance(hyp, str):
+            if hyp is None:
+                raise TypeError(f"{prefix}Undefined line in hypotheses stream!")
+            raise TypeError(f"{prefix}Each element of `hyps` should be a string.")
+
+
+def check_sentence(prefix: str, hypothesis: Any, references: Any) -> None:
+    if not isinstance(hypothesis, str):
+        raise TypeError(f"{prefix}The argument `hyp` should be a string.")
+    if not _is_sequence(references):
+        raise TypeError(f"{prefix}The argument `refs` should be a sequence of strings.")
+    if not all(isinstance(ref, str) for ref in references):
+        raise TypeError(f"{prefix}Each element of `refs` should be a string.")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A metric with its settings and per-segment functions, built once per settings.
+
+    Building the functions, and the signature text, once per distinct
+    settings rather than once per call is most of what a ``sentence_bleu``
+    in a loop would otherwise spend besides the counting itself.
+    """
+
+    spec: Spec
+    prepare: Callable[[Sequence[str]], Any]
+    count: Callable[[str, Any], Row]
+    signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
+
+    def signature(self, nrefs: int | str) -> str:
+        text = self.signatures.get(nrefs)
+        if text is None:
+            text = self.signatures[nrefs] = self.spec.signature_object(nrefs).format()
+        return text
+
+    def result(self, row: Sequence[Any], nrefs: int | str) -> Score:
+        return self.spec.score_object(row, self.signature(nrefs))
+
+    def prepared(self, references: Sequence[Sequence[str | None]]) -> tuple[list[Any], int | str]:
+        """Each segment's references prepared (``None`` ones left out), and their number."""
+        prepare = self.prepare
+        cache, counts = [], set()
+        for refs in zip(*references):
+            lines = [ref for ref in refs if ref is not None]
+            counts.add(len(lines))
+            cache.append(prepare(lines))
+        return cache, nrefs_of(counts, len(references))
+
+    def corpus(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        cache: list[Any] | None = None,
+        rows: list[Row] | None = None,
+    ) -> tuple[Row, int | str]:
+        """Summed statistics of a corpus and the number of references per segment.
+
+        References are streams (``references[j][i]``), or None with
+        ``cache`` holding them prepared; ``rows``, when given, receives every
+        segment's row.
+        """
+        count, prepare = self.count, self.prepare
+        total = self.spec.zero()
+        if references is None:
+            assert cache is not None
+            for hyp, refs in zip(hypotheses, cache):
+                row = count(hyp, refs)
+                total = add_rows(total, row)
+                if rows is not None:
+                    rows.append(row)
+            return total, -1
+        counts = set()
+        for i, hyp in enumerate(hypotheses):
+            lines = [stream[i] for stream in references if stream[i] is not None]
+            counts.add(len(lines))
+            row = count(hyp, prepare(lines))
+            total = add_rows(total, row)
+            if rows is not None:
+                rows.append(row)
+        return total, nrefs_of(counts, len(references))
+
+    def sentence(self, hypothesis: str, references: Sequence[str]) -> Score:
+        return self.result(self.count(hypothesis, self.prepare(references)), len(references))
+
+
+@lru_cache(maxsize=64)
+def scoring(name: str, settings: Any) -> Scoring:
+    """The ``Scoring`` of a registered metric with settings (its ``Settings``)."""
+    metric = METRICS[name]
+    return Scoring(Spec(metric, settings), metric.prepare_refs(settings), metric.count(settings))
+
+
+class Metric:
+    """What ``BLEU``, ``CHRF`` and ``TER`` share: SacreBLEU's ``Metric`` methods."""
+
+    NAME = ""  # the registry name
+
+    def __init__(self, settings: Any, references: Sequence[Sequence[str]] | None) -> None:
+        self._scoring = scoring(self.NAME, settings)
+        self._prefix = f"{type(self).__name__}: "
+        self._ref_cache: list[Any] | None = None
+        self._nrefs: int | str | None = None
+        self._force = True
+        self.n_bootstrap: int | None = None
+        self.seed: str | None = None
+        if references is not None:
+            self._ref_cache = self._cache_references(references)
+
+    @property
+    def spec(self) -> Spec:
+        """The metric with its settings, as ``Scorer`` and ``bleustream.spec`` take it."""
+        return self._scoring.spec
+
+    @property
+    def num_refs(self) -> int | str | None:
+        """References per segment of the last scoring (``var`` when it varied)."""
+        return self._nrefs
+
+    def _cache_references(self, references: Sequence[Sequence[str]]) -> list[Any]:
+        first = references[0] if _is_sequence(references) and references else ()
+        check_references(self._prefix, references, len(first) if _is_sequence(first) else 0)
+        cache, self._nrefs = self._scoring.prepared(references)
+        return cache
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str]] | None,
+        n_bootstrap: int = 1,
+    ) -> Score:
+        """The corpus score; ``references`` None scores against the cached ones.
+
+        ``n_bootstrap`` above 1 adds SacreBLEU's bootstrap estimate (mean
+        and 95% interval, seeded by ``$SACREBLEU_SEED``, default 12345).
+        """
+        prefix = self._prefix
+        check_hypotheses(prefix, hypotheses)
+        rows: list[Row] | None = [] if n_bootstrap > 1 else None
+        if references:
+            check_references(prefix, references, len(hypotheses))
+            total, self._nrefs = self._scoring.corpus(hypotheses, references, rows=rows)
+        elif self._ref_cache:
+            if len(self._ref_cache) != len(hypotheses):
+                raise ValueError(
+                    f"{prefix}the cached references have {len(self._ref_cache)} segments, "
+                    f"the hypotheses {len(hypotheses)}"
+                )
+            total, _ = self._scoring.corpus(hypotheses, None, self._ref_cache, rows)
+        else:
+            raise RuntimeError("No references provided and the cache is empty.")
+        if not self._force:
+            self._warn_tokenized(hypotheses)
+        if rows is not None:
+            if not _resampler:
+                raise RuntimeError("bootstrap resampling needs bleustream's significance layer")
+            if not rows:
+                raise ValueError(f"{prefix}bootstrap resampling needs at least one segment")
+            self.seed, mean, ci = _resampler[0](self.spec, rows, n_bootstrap)
+            self.n_bootstrap = n_bootstrap
+        result = self._scoring.spec.score_object(total, self.get_signature().format())
+        if rows is not None:
+            result._mean, result._ci = mean, ci
+        return result
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
+        """The score of one hypothesis against its references."""
+        check_sentence(self._prefix, hypothesis, references)
+        self._nrefs = len(references)
+        return self._scoring.sentence(hypothesis, references)
+
+    def get_signature(self) -> Signature:
+        """The signature of the settings and of the last scoring's references."""
+        if self._nrefs is None:
+            raise ValueError("Number of references unknown, please evaluate the metric first.")
+        return self.spec.signature_object(self._nrefs, bs=self.n_bootstrap, seed=self.seed)
+
+    def _warn_tokenized(self, hypotheses: Sequence[str]) -> None:
+        if sum(hyp.endswith(" .") for hyp in hypotheses) >= 100:
+            logger.warning("That's 100 lines that end in a tokenized period ('.')")
+            logger.warning(
+                "It looks like you forgot to detokenize your test data, which may hurt your score."
+            )
+            logger.warning(
+                "If you insist your data is detokenized, or don't care, you can suppress "
+                "this message with the `force` parameter."
+            )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec.settings!r})"
+
+
+# SacreBLEU's advice when the target language's own tokenizer is not used.
+_LANGUAGE_HINTS = {
+    "zh": ("zh", "Chinese"),
+    "ja": ("ja-mecab", "Japanese"),
+    "ko": ("ko-mecab", "Korean"),
+}
+
+
+def _smooth_value(method: str, value: float | None) -> float | None:
+    """SacreBLEU ignores a smoothing value given to a method that takes none."""
+    return value if bleu.SMOOTH_DEFAULTS.get(method) is not None else None
+
+
+class BLEU(Metric):
+    """BLEU (Papineni et al. 2002), as SacreBLEU's ``BLEU`` class."""
+
+    NAME = bleu.NAME
+    SETTINGS = (
+        "lowercase",
+        "force",
+        "tokenize",
+        "smooth_method",
+        "smooth_value",
+        "max_ngram_order",
+        "effective_order",
+        "trg_lang",
+    )
+    SMOOTH_DEFAULTS: ClassVar[dict[str, float | None]] = dict(bleu.SMOOTH_DEFAULTS)
+    TOKENIZERS = TOKENIZERS.keys()
+    TOKENIZER_DEFAULT = DEFAULT_TOKENIZER
+    _TOKENIZER_MAP: ClassVar[dict[str, str]] = dict(LANGUAGE_TOKENIZERS)
+
+    def __init__(
+        self,
+        lowercase: bool = False,
+        force: bool = False,
+        tokenize: str | None = None,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = bleu.DEFAULT_MAX_ORDER,
+        effective_order: bool = False,
+        trg_lang: str = "",
+        references: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        if tokenize is None:
+            tokenize = self._TOKENIZER_MAP.get(trg_lang, self.TOKENIZER_DEFAULT)
+        else:
+            for lang, (wanted, name) in _LANGUAGE_HINTS.items():
+                if trg_lang == lang and tokenize != wanted:
+                    logger.warning(
+                        "Consider using the '%s' or 'spm' tokenizer for %s.", wanted, name
+                    )
+        self.lowercase, self.trg_lang, self.tokenize = bool(lowercase), trg_lang, tokenize
+        self.smooth_method, self.smooth_value = smooth_method, smooth_value
+        self.max_ngram_order, self.effective_order = max_ngram_order, bool(effective_order)
+        settings = bleu.Settings(
+            tokenize=tokenize,
+            lowercase=bool(lowercase),
+            smooth_method=smooth_method,
+            smooth_value=_smooth_value(smooth_method, smooth_value),
+            effective_order=bool(effective_order),
+            max_order=max_ngram_order,
+        )
+        super().__init__(settings, references)
+        self._force = force
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
+        if not self.effective_order:
+            logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+        return super().sentence_score(hypothesis, references)
+
+    @staticmethod
+    def compute_bleu(
+        correct: Sequence[int],
+        total: Sequence[int],
+        sys_len: int,
+        ref_len: int,
+        smooth_method: str = "none",
+        smooth_value: float | None = None,
+        effective_order: bool = False,
+        max_ngram_order: int = bleu.DEFAULT_MAX_ORDER,
+    ) -> BLEUScore:
+        """BLEU of summed statistics, as SacreBLEU's ``BLEU.compute_bleu``
+        (whose smoothing defaults to ``none``)."""
+        settings = bleu.Settings(
+            smooth_method=smooth_method,
+            smooth_value=_smooth_value(smooth_method, smooth_value),
+            effective_order=effective_order,
+            max_order=max_ngram_order,
+        )
+        row = (sys_len, ref_len, *correct, *total)
+        return bleu.score_object(bleu.bleu_of_row(row, settings), settings)
+
+
+class CHRF(Metric):
+    """chrF and chrF++ (Popović 2015, 2017), as SacreBLEU's ``CHRF`` class."""
+
+    NAME = chrf.NAME
+    SETTINGS = ("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing")
+    CHAR_ORDER = chrf.DEFAULT_CHAR_ORDER
+    WORD_ORDER = chrf.DEFAULT_WORD_ORDER
+    BETA = chrf.DEFAULT_BETA
+
+    def __init__(
+        self,
+        char_order: int = CHAR_ORDER,
+        word_order: int = WORD_ORDER,
+        beta: int = BETA,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+        references: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        self.char_order, self.word_order, self.beta = char_order, word_order, beta
+        self.lowercase, self.whitespace = bool(lowercase), bool(whitespace)
+        self.eps_smoothing = bool(eps_smoothing)
+        settings = chrf.Settings(
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=bool(lowercase),
+            whitespace=bool(whitespace),
+            eps_smoothing=bool(eps_smoothing),
+        )
+        super().__init__(settings, references)
+
+
+class TER(Metric):
+    """Translation edit rate (Snover et al. 2006), as SacreBLEU's ``TER`` class."""
+
+    NAME = ter.NAME
+    SETTINGS = ("normalized", "no_punct", "asian_support", "case_sensitive")
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+        references: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        self.normalized, self.no_punct = bool(normalized), bool(no_punct)
+        self.asian_support, self.case_sensitive = bool(asian_support), bool(case_sensitive)
+        settings = ter.Settings(
+            normalized=bool(normalized),
+            no_punct=bool(no_punct),
+            asian_support=bool(asian_support),
+            case_sensitive=bool(case_sensitive),
+        )
+        super().__init__(settings, references)
+
+
+# The class of each registered metric.
+CLASSES: dict[str, type[Metric]] = {cls.NAME: cls for cls in (BLEU, CHRF, TER)}
+
+
+def spec(metric: str, **settings: Any) -> Spec:
+    """A metric with settings named as in SacreBLEU's classes (``tokenize="intl"``,
+    ``word_order=2``, ``normalized=True``); unnamed settings take the defaults."""
+    if not isinstance(metric, str):
+        raise TypeError(f"a metric is named by a string ('bleu'), not {type(metric).__name__}")
+    cls = CLASSES.get(metric)
+    if cls is None:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(CLASSES)}")
+    unknown = set(settings) - set(cls.SETTINGS)
+    if unknown:
+        raise TypeError(
+            f"unknown {metric} settings: {', '.join(sorted(unknown))} "
+            f"(the settings are SacreBLEU's: {', '.join(cls.SETTINGS)})"
+        )
+    return cls(**settings).spec
+
+
+def as_spec(metric: Any) -> Spec:
+    """A spec from a spec, a metric name or a metric object (``BLEU()``)."""
+    if isinstance(metric, Spec):
+        return metric
+    if isinstance(metric, Metric):
+        return metric.spec
+    if isinstance(metric, str):
+        return spec(metric)
+    raise TypeError(
+        "a metric is a name ('bleu'), a spec (bleustream.spec('chrf', word_order=2)) "
+        f"or a metric object (bleustream.BLEU()), not {metric!r}"
+    )

@@ -1,0 +1,207 @@
+"""SacreBLEU's score and signature objects: what the Python API hands back.
+
+``BLEUScore``, ``CHRFScore`` and ``TERScore`` take SacreBLEU 2.6's
+constructor arguments and have its attributes, ``str()`` and ``format()``
+(``sacrebleu.metrics.base.Score`` and its subclasses), so code written for
+SacreBLEU reads them unchanged.  Two attributes are bleustream's own:
+``stats``, the summed statistics in SacreBLEU's per-segment layout (a
+tuple), and ``signature``, the signature text of the settings and number of
+references that made the score (empty when the number of references is
+unknown).
+
+``Signature`` is SacreBLEU's signature object: ``format(short=False)``,
+``update``, ``info``; ``str()`` is the long form.
+
+Pure: these classes compute nothing from text.  A metric module turns its
+own score into one of them (``score_object`` in ``protocol``).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# Short names of the fields every signature may hold (SacreBLEU's
+# ``Signature._abbr``); each metric module adds its own (``SIGNATURE_SHORT``).
+COMMON_SHORT = {
+    "version": "v",
+    "nrefs": "#",
+    "test": "t",
+    "lang": "l",
+    "subset": "S",
+    "origlang": "o",
+    "bs": "bs",
+    "ar": "ar",
+    "seed": "rs",
+}
+
+# The fields SacreBLEU's signature starts with, in its order, before the
+# metric's own (``None`` ones are left out of the text).
+_COMMON_ORDER = ("version", "nrefs", "bs", "ar", "seed", "test", "lang", "origlang", "subset")
+
+
+class Signature:
+    """A reproducibility signature, as SacreBLEU's ``Signature``.
+
+    ``fields`` are a metric's signature fields in order (``nrefs`` first,
+    ``version`` last, as ``protocol``'s ``signature`` gives them);
+    ``short_names`` the metric's abbreviations for ``format(short=True)``.
+    """
+
+    def __init__(self, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> None:
+        self._abbr = {**COMMON_SHORT, **short_names}
+        self.info: dict[str, Any] = dict.fromkeys(_COMMON_ORDER)
+        self.info.update(fields)
+
+    def format(self, short: bool = False) -> str:
+        """The signature text; ``short`` uses SacreBLEU's abbreviations."""
+        pairs = []
+        keys = [key for key in self.info if key != "version"]
+        for key in [*keys, "version"]:
+            value = self.info.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            name = self._abbr.get(key, key) if short else key
+            pairs.append(f"{name}:{value}")
+        return "|".join(pairs)
+
+    def update(self, key: str, value: Any) -> None:
+        """Adds a field or changes one."""
+        self.info[key] = value
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class Score:
+    """A score, as SacreBLEU's ``Score``: ``name``, ``score`` and ``format``.
+
+    After a bootstrap (``corpus_score(..., n_bootstrap=N)``) ``_mean`` and
+    ``_ci`` hold the mean of the resampled scores and half the width of
+    their 95% interval; they are -1 otherwise.
+    """
+
+    _verbose = ""
+
+    def __init__(self, name: str, score: float) -> None:
+        self.name = name
+        self.score = score
+        self._mean = -1.0
+        self._ci = -1.0
+        self.stats: tuple[Any, ...] = ()
+        self.signature = ""
+
+    def format(
+        self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
+    ) -> str:
+        """SacreBLEU's text of the score: ``NAME|signature = SCORE detail``,
+        the score alone (``score_only``), or a JSON object (``is_json``)."""
+        d: dict[str, Any] = {
+            "name": self.name,
+            "score": float(f"{self.score:.{width}f}"),
+            "signature": signature,
+        }
+        sc = f"{self.score:.{width}f}"
+        if self._mean > 0:
+            mean, ci = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            confidence = f"μ = {mean} ± {ci}"
+            sc += f" ({confidence})"
+            if is_json:
+                d["confidence_mean"] = float(mean)
+                d["confidence_var"] = float(ci)
+                d["confidence"] = confidence
+        full = f"{self.name}|{signature}" if signature else self.name
+        full = f"{full} = {sc}"
+        verbose = self._verbose
+        if verbose:
+            full += f" {verbose}"
+            d["verbose_score"] = verbose
+        if score_only:
+            return sc
+        if is_json:
+            for param in signature.split("|"):
+                key, value = param.split(":")
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return full
+
+    def estimate_ci(self, scores: Sequence[Score]) -> None:
+        """Mean and 95% interval of resampled scores (SacreBLEU's ``estimate_ci``)."""
+        raw = sorted(x.score for x in scores)
+        n = len(raw)
+        lower = n // 40
+        upper = n - lower - 1
+        self._ci = 0.5 * (raw[upper] - raw[lower])
+        self._mean = statistics.mean(raw)
+
+    def __repr__(self) -> str:
+        return self.format()
+
+    __str__ = __repr__
+
+
+class BLEUScore(Score):
+    """A BLEU score with its parts, as SacreBLEU's ``BLEUScore``.
+
+    ``counts`` and ``totals`` are the matching and hypothesis n-grams per
+    order (with ``add-k`` smoothing, the ``k`` added to orders above the
+    first, as SacreBLEU reports them), ``precisions`` percentages.
+    """
+
+    def __init__(
+        self,
+        score: float,
+        counts: list[Any],
+        totals: list[Any],
+        precisions: list[float],
+        bp: float,
+        sys_len: int,
+        ref_len: int,
+    ) -> None:
+        super().__init__("BLEU", score)
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.ratio = sys_len / ref_len if ref_len else 0
+
+    # Made when read, not for every sentence scored.
+    @property
+    def prec_str(self) -> str:
+        return "/".join([f"{p:.1f}" for p in self.precisions])
+
+    @property
+    def _verbose(self) -> str:  # type: ignore[override]
+        return (
+            f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
+            f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})"
+        )
+
+
+class CHRFScore(Score):
+    """A chrF or chrF++ score, as SacreBLEU's ``CHRFScore`` (name ``chrF2``, ``chrF2++``...)."""
+
+    def __init__(self, score: float, char_order: int, word_order: int, beta: int) -> None:
+        self.beta = beta
+        self.char_order = char_order
+        self.word_order = word_order
+        super().__init__(f"chrF{beta}" + "+" * word_order, score)
+
+
+class TERScore(Score):
+    """A TER score, as SacreBLEU's ``TERScore``: the edits as a whole number,
+    and the summed average reference lengths."""
+
+    def __init__(self, score: float, num_edits: float, ref_length: float) -> None:
+        super().__init__("TER", score)
+        self.num_edits = int(num_edits)
+        self.ref_length = ref_length

@@ -7,7 +7,13 @@ The command line is ``bleustream``; from Python, the same scorer::
     scorer = bleustream.Scorer([bleustream.spec("bleu"), bleustream.spec("chrf")])
     scorer.update(hyps, [refs])
     scorer.score()
+
+On a cluster, ``bleustream.engines`` splits a run into tasks for Dask, Ray or
+Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
+``evaluate`` module: ``evaluate.load(bleustream.evaluate_module_path(), "bleu")``.
 """
+
+from typing import Any
 
 from bleustream._version import __version__
 from bleustream.api import (
@@ -23,6 +29,7 @@ from bleustream.api import (
     sentence_ter,
     spec,
 )
+from bleustream.hf import evaluate_module_path
 
 __all__ = [
     "Score",
@@ -32,9 +39,20 @@ __all__ = [
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "engines",
+    "evaluate_module_path",
     "scores",
     "sentence_bleu",
     "sentence_chrf",
     "sentence_ter",
     "spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The engines' module reads argv with the command's options: loaded when used.
+    if name == "engines":
+        import bleustream.engines
+
+        return bleustream.engines
+    raise AttributeError(f"module 'bleustream' has no attribute {name!r}")

@@ -69,10 +69,12 @@ __all__ = [
     "Job",
     "Part",
     "Stats",
+    "UsageError",
     "command_parser",
     "failure_gist",
     "index_file",
     "run",
+    "whole_number",
 ]
 
 READ_SIZE = 1 << 20  # bytes read at a time when indexing a file
@@ -312,6 +314,21 @@ def command_parser(
     if epilog is not None:
         made.epilog = epilog
     return made
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, for a script's options."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
 
 
 @dataclass(frozen=True)

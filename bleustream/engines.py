@@ -390,8 +390,9 @@ class Job:
             self.paths[file], self.names[file], encoding, o.encoding_errors, fields=paste
         )
 
-    def plan(self, indexes: Sequence[FileIndex], parts: int) -> list[Part]:
-        """Up to ``parts`` parts of about equal numbers of lines, at least one.
+    def plan(self, indexes: Sequence[FileIndex], parts: int, min_lines: int = 1) -> list[Part]:
+        """Up to ``parts`` parts of about equal numbers of lines, at least one,
+        and of at least ``min_lines`` lines (the input allowing).
 
         Each starts at a line start of every file; the last runs to the end
         of the files, so that the readers find files of different lengths
@@ -403,7 +404,7 @@ class Job:
         stride = max(index.stride for index in indexes)
         marks = [index.marks[:: stride // index.stride] for index in indexes]
         units = -(-lines // stride)
-        count = max(1, min(parts, units))
+        count = max(1, min(parts, units, lines // max(min_lines, 1)))
         bounds = [units * k // count for k in range(count + 1)]
         nfields = indexes[0].fields if not self.options.refs else 0
         out = []
@@ -415,9 +416,9 @@ class Job:
             out.append(Part(first, stop - first, offsets, last, nfields))
         return out
 
-    def parts(self, parts: int) -> list[Part]:
+    def parts(self, parts: int, min_lines: int = 1) -> list[Part]:
         """The plan, with every file indexed in this process (bytes only, nothing kept)."""
-        return self.plan([self.index(k) for k in range(len(self.paths))], parts)
+        return self.plan([self.index(k) for k in range(len(self.paths))], parts, min_lines)
 
     # -- statistics (workers) ------------------------------------------------
 

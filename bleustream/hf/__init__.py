@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 __all__ = ["evaluate_module_path"]
@@ -14,6 +13,8 @@ def evaluate_module_path() -> str:
     It loads offline: nothing is fetched from the Hub.  Without ``evaluate``
     installed, an ImportError names the extra to install.
     """
-    if importlib.util.find_spec("evaluate") is None:
-        raise ImportError("needs Hugging Face evaluate: pip install 'bleustream[hf]'")
+    try:
+        import evaluate  # noqa: F401 - what the module runs on
+    except ImportError:
+        raise ImportError("needs Hugging Face evaluate: pip install 'bleustream[hf]'") from None
     return str(Path(__file__).resolve().parent / "bleustream_metric")

@@ -64,8 +64,10 @@ from bleustream.run import Output, RunOptions, summed_text
 
 __all__ = [
     "MAX_MARKS",
+    "BleustreamError",
     "EngineFailure",
     "FileIndex",
+    "InputError",
     "Job",
     "Part",
     "Stats",

@@ -10,7 +10,13 @@ scorer the command line runs::
     scorer = bleustream.Scorer("bleu", bleustream.spec("chrf", word_order=2))
     scorer.update(hyps, [refs])
     scorer.score()
+
+On a cluster, ``bleustream.engines`` splits a run into tasks for Dask, Ray or
+Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
+``evaluate`` module: ``evaluate.load(bleustream.evaluate_module_path(), "bleu")``.
 """
+
+from typing import Any
 
 from bleustream import metrics
 from bleustream._version import __version__
@@ -31,6 +37,7 @@ from bleustream.api import (
     sentence_ter,
     spec,
 )
+from bleustream.hf import evaluate_module_path
 
 __all__ = [
     "BLEU",
@@ -43,6 +50,8 @@ __all__ = [
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "engines",
+    "evaluate_module_path",
     "metrics",
     "raw_corpus_bleu",
     "scores",
@@ -51,3 +60,12 @@ __all__ = [
     "sentence_ter",
     "spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The engines' module reads argv with the command's options: loaded when used.
+    if name == "engines":
+        import bleustream.engines
+
+        return bleustream.engines
+    raise AttributeError(f"module 'bleustream' has no attribute {name!r}")

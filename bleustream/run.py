@@ -58,14 +58,14 @@ from bleustream.output.records import (
     notes_of,
 )
 from bleustream.output.tables import latex_report, single_line, text_report
-from bleustream.scorer import Scorer, Summed
+from bleustream.scorer import Scorer, Summed, Totals
 from bleustream.significance.result import Result
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
     from bleustream.parallel.pool import ParallelCounter
     from bleustream.significance.resampling import Resampling, SegmentStore
 
-__all__ = ["Output", "Report", "RunOptions", "run"]
+__all__ = ["Output", "Report", "RunOptions", "run", "summed_text"]
 
 Report = Callable[[str], None]
 
@@ -335,6 +335,23 @@ def run(
     if signum is not None and status == EXIT_OK:
         status = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
     return status
+
+
+def summed_text(
+    options: RunOptions,
+    totals: Sequence[Totals],
+    nrefs: int | None,
+    store: SegmentStore | None = None,
+) -> str:
+    """The header and final records of a run whose statistics were summed
+    elsewhere: what ``run`` writes at the end, given each system's totals
+    and, for a test, the store of every segment's rows in input order."""
+    state = _State(options, options.specs, nrefs, _systems(options))
+    scorer = Scorer(state.specs, len(state.systems))
+    scorer.totals = tuple(totals)
+    ctx = state.context()
+    finals = _finals(state, scorer, store, 0, None)
+    return header(options.format, ctx) + final_text(options.format, ctx, finals, options.test)
 
 
 def _show_progress(progress: Progress, scorer: Scorer, first: Spec) -> None:

@@ -17,6 +17,7 @@ a reason that says so.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,8 +28,32 @@ import pytest
 
 from bleustream.parallel.pool import available_cores
 
-REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
-REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"
+
+def _real_data() -> Path:
+    """``$BLEUSTREAM_REAL_DATA``, else ``../shared/data/real`` beside the repository.
+
+    In a git worktree, "the repository" is the main checkout the worktree
+    belongs to, so that every worktree finds the same shared data.
+    """
+    given = os.environ.get("BLEUSTREAM_REAL_DATA")
+    if given:
+        return Path(given)
+    root = Path(__file__).resolve().parents[1]
+    dot_git = root / ".git"
+    if dot_git.is_file():  # a worktree: "gitdir: <main>/.git/worktrees/<name>"
+        text = dot_git.read_text(encoding="utf-8").strip()
+        if text.startswith("gitdir:"):
+            gitdir = Path(text[len("gitdir:") :].strip())
+            if gitdir.parent.name == "worktrees":
+                root = gitdir.parent.parent.parent
+    return root.parent / "shared" / "data" / "real"
+
+
+REAL_DATA = _real_data()
+REAL_DATA_MISSING = (
+    f"{REAL_DATA} not present: real-data checks need the shared WMT/TED sets "
+    "(../shared/data/real beside the repository, or $BLEUSTREAM_REAL_DATA)"
+)
 
 
 @dataclass(frozen=True)

@@ -9,20 +9,16 @@ every registered metric; its errors with the command's errors.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-import bleustream
+from bleustream import engines
 from bleustream.metrics.registry import METRICS
-from bleustream.run import RunOptions
-from bleustream.scorer import Totals
 from tests.clirun import run
 from tests.conftest import RealSet, real_sets, require_real_data
 
@@ -43,15 +39,6 @@ def example(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProc
         timeout=timeout,
         cwd=ROOT,
     )
-
-
-def load_example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dask_score", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("dask_score", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def real(name: str) -> RealSet:
@@ -128,55 +115,58 @@ def test_text_of_every_metric_on_its_own_local_cluster(tmp_path: Path) -> None:
     assert got.stdout == expected.stdout
 
 
-def test_partial_sums_of_fractions_are_added_in_input_order() -> None:
-    """Why the partitions are added segment by segment where statistics are fractions.
+def test_partial_sums_of_fractions_are_added_in_input_order(tmp_path: Path) -> None:
+    """Why the parts keep their fractional statistics segment by segment.
 
-    Thirds summed in two halves and then added differ in the last bit from
-    the same thirds summed one after the other, which is SacreBLEU's sum.
+    TER's average reference length of three references is a third: thirds
+    summed in two halves and then added differ in the last bit from the
+    same thirds summed one after the other, which is SacreBLEU's sum.
     """
-    ds = load_example()
-    values = [(7 * i % 23 + 5) / 3 for i in range(1000)]
-    sequential = 0
-    for value in values:
-        sequential += value  # SacreBLEU's sum_of_lists: left to right
-    halves = [values[:373], values[373:]]
-    parts = [
-        ds.PartitionStats(Totals(((len(h), sum_left(h)),), len(h)), ((0, 1),), (h,)) for h in halves
-    ]
+    lengths = [7 * i % 23 + 3 for i in range(1000)]
+    hyps = ["a b"] * 1000
+    refs = [[" ".join("w" * n) for n in lengths], ["w"] * 1000, ["w"] * 1000]
+    values = [(n + 2) / 3 for n in lengths]
     # Precondition: adding the halves' sums is not the sequential sum.
-    assert (parts[0].totals + parts[1].totals).rows[0][1] != sequential
-    total = Totals(((0, 0),), 0)
-    for part in parts:
-        total = ds.add_partition(total, part)
-    assert total.rows[0] == (1000, sequential)
-    assert type(total.rows[0][0]) is int
-    assert total.segments == 1000
+    assert sum_left(values[:373]) + sum_left(values[373:]) != sum_left(values)
+    names = ["r1", "r2", "r3", "h"]
+    for name, lines in zip(names, [*refs, hyps]):
+        (tmp_path / name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    args = ["r1", "r2", "r3", "-i", "h", "-m", "ter", "-f", "stats", "--no-config"]
+    expected = run(*args, cwd=tmp_path)
+    assert expected.returncode == 0, expected.stderr
+    job = engines.Job.from_argv(args)
+    halves = [
+        job.batch_stats(first, [hyps[first:end]], [r[first:end] for r in refs], last=end == 1000)
+        for first, end in ((373, 1000), (0, 373))
+    ]
+    assert job.records(halves[0] + halves[1]).encode() == expected.stdout
+    assert repr(sum_left(values)).encode() in expected.stdout
 
 
 def test_index_and_plan_cut_files_at_line_starts(tmp_path: Path) -> None:
     """The index keeps the offset of every stride-th line, the stride doubling as lines come.
 
     10,001 lines (some empty, the last without a newline) are more than one
-    stride of 1 can keep; partitions must cover every line once, each
-    starting at the byte where its first line starts.
+    stride of 1 can keep; parts must cover every line once, each starting
+    at the byte where its first line starts.
     """
-    ds = load_example()
     lines = [b"x" * (i % 7) + "é".encode() * (i % 3) for i in range(10_001)]
     path = tmp_path / "lines.txt"
     path.write_bytes(b"\n".join(lines))
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    index = ds.index_file(str(path), "lines.txt", "utf-8", "strict", False)
+    index = engines.index_file(str(path), "lines.txt")
     assert index.lines == 10_001
     assert index.stride > 1
-    assert len(index.marks) <= ds.MAX_MARKS + 1
+    assert len(index.marks) <= engines.MAX_MARKS + 1
     assert list(index.marks) == starts[: index.lines : index.stride]
-    options = RunOptions(specs=(bleustream.spec("bleu"),), refs=("lines.txt",))
-    parts = ds.plan([index, index], options, [str(path), str(path)], 7)
+    job = engines.Job.from_argv([str(path), "-i", str(path), "--no-config"])
+    parts = job.plan([index, index], 7)
     assert len(parts) == 7
     assert [p.first for p in parts] == sorted(p.first for p in parts)
     assert sum(p.count for p in parts) == 10_001
+    assert [p.last for p in parts] == [False] * 6 + [True]
     for part, following in zip(parts, parts[1:]):
         assert part.first + part.count == following.first
     for part in parts:

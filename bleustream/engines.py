@@ -1,0 +1,660 @@
+"""Scoring on a distributed engine (Dask, Ray, Spark): what the engine needs, and nothing of it.
+
+A run on an engine has three steps, and this module gives each one::
+
+    job = Job.from_argv(["ref.de", "-i", "hyp.de", "-m", "bleu", "ter"])  # bleustream's options
+    parts = job.parts(64)              # driver: line ranges, cut at line starts (bytes only)
+    stats = job.part_stats(part)       # worker: read one range, count it (a pure function)
+    total = sum(all_stats, job.zero()) # anywhere, in any order, in any tree: exact
+    sys.stdout.write(job.records(total))  # driver: what ``bleustream`` prints, byte for byte
+
+A ``Job`` pickles, so it goes to the workers with the task.  Files are read
+on the workers, at byte offsets, by bleustream's own readers: lines end at
+``\\n`` only, a bad line is reported with its file and line number as the
+command line reports it, and the driver holds offsets, never text.
+
+``Stats`` add exactly in any order.  Whole-number statistics are summed;
+fractional ones (TER's average reference length) are not associative in
+floating point, so each block keeps their per-segment values and
+``records`` adds them in input order, as one process does.  A run with
+``-ci``, ``--paired-bs`` or ``--paired-ar`` keeps every segment's rows too.
+``records`` refuses statistics with a gap, a block counted twice or a
+block that failed: an engine that loses work never prints a smaller
+corpus.
+
+``run`` is the rest of a script: parsing, exit statuses and one line on
+stderr for each failure, the engine's own failures included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import heapq
+import os
+import re
+import sys
+import zlib
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, BinaryIO, Callable
+
+from bleustream.cli.config import FROM_COMMAND_LINE
+from bleustream.cli.main import check_options, load_config, resolve, show_config
+from bleustream.cli.options import build_parser
+from bleustream.errors import (
+    EXIT_IOERR,
+    EXIT_OK,
+    EXIT_OSERR,
+    EXIT_SIGINT,
+    EXIT_USAGE,
+    BleustreamError,
+    InputError,
+    OpenError,
+    ReadError,
+    UsageError,
+)
+from bleustream.inputs.items import count_item, input_name, items_of_segments, plain_segments
+from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, open_source
+from bleustream.metrics.counting import Counter, Rows, Totals
+from bleustream.metrics.registry import Spec
+from bleustream.run import Output, RunOptions, summed_text
+
+__all__ = [
+    "MAX_MARKS",
+    "BleustreamError",
+    "EngineFailure",
+    "FileIndex",
+    "InputError",
+    "Job",
+    "Part",
+    "Stats",
+    "UsageError",
+    "command_parser",
+    "failure_gist",
+    "index_file",
+    "run",
+    "whole_number",
+]
+
+READ_SIZE = 1 << 20  # bytes read at a time when indexing a file
+MAX_MARKS = 4096  # line offsets an index keeps, at most (plus one)
+
+# Settings whose records, or whose input, an engine run does not produce or read.
+UNSUPPORTED = (
+    ("sentence_level", "--sentence-level", "it prints the corpus records only"),
+    ("every", "--every", "it prints the corpus records only"),
+    ("skip_bad_lines", "--skip-bad-lines", "a bad line stops the run"),
+)
+
+
+class EngineFailure(BleustreamError):
+    """The engine failed (a worker died, the cluster cannot be reached): no score."""
+
+    status = EXIT_OSERR
+
+    def __init__(self, message: str, status: int = EXIT_OSERR) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ----------------------------------------------------------------------------
+# Where lines start: an index of each file, and parts of whole lines
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    """Where a file's lines start, every ``stride``-th line."""
+
+    name: str
+    lines: int
+    stride: int
+    marks: tuple[int, ...]  # marks[k]: byte offset of line k * stride (0-based)
+    fields: int  # tab-separated fields of line 1 (0 when not asked for, or undecodable)
+
+
+@dataclass(frozen=True)
+class Part:
+    """The same range of lines of every file: the unit of work of a task."""
+
+    first: int  # lines before the range
+    count: int  # lines in the range (of the first file)
+    offsets: tuple[int, ...]  # the byte offset of the range in each file
+    last: bool  # the range runs to the end of the files, which the readers check
+    nfields: int = 0  # paste input: the fields line 1 fixed (0: none)
+
+
+def _open_binary(path: str, name: str) -> BinaryIO:
+    """A file's bytes (decompressed for ``.gz``); the command line's error if it won't open."""
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError:
+        try:  # the command line's own message (exit 66), naming the file as given
+            open_source(path, None).close()
+        except OpenError as exc:
+            raise OpenError(exc.message, name) from None
+        raise
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
+
+
+def index_file(
+    path: str,
+    name: str | None = None,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    *,
+    fields: bool = False,
+) -> FileIndex:
+    """Count a file's lines and note the byte offset of every ``stride``-th line.
+
+    Lines end at ``\\n`` only, as bleustream reads them; a last line without
+    one still counts.  The stride doubles as the file grows, so that at most
+    ``MAX_MARKS`` offsets are kept however long it is.  With ``fields``,
+    line 1 is decoded to learn how many tab-separated fields every line has.
+    """
+    name = path if name is None else name
+    stride, marks, lines, position, last = 1, [0], 0, 0, b"\n"
+    with _open_binary(path, name) as stream:
+        try:
+            while block := stream.read(READ_SIZE):
+                block_end = lines + block.count(b"\n")
+                start = 0
+                while len(marks) * stride <= block_end:
+                    target = len(marks) * stride  # the line end after which a marked line starts
+                    for _ in range(target - lines):
+                        start = block.index(b"\n", start) + 1
+                    lines = target
+                    marks.append(position + start)
+                    if len(marks) > MAX_MARKS:
+                        marks, stride = marks[::2], stride * 2
+                lines = block_end
+                position += len(block)
+                last = block[-1:]
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", name, lines + 1) from None
+        except OSError as exc:
+            raise ReadError(f"read error: {exc.strerror or exc}", name, lines + 1) from None
+    if last != b"\n":
+        lines += 1
+    nfields = _first_line_fields(path, name, encoding, errors) if fields and lines else 0
+    return FileIndex(name, lines, stride, tuple(marks), nfields)
+
+
+def _first_line_fields(path: str, name: str, encoding: str, errors: str) -> int:
+    """The tab-separated fields of line 1 (0 if it does not decode: scoring reports that)."""
+    with _open_binary(path, name) as stream:
+        raw = stream.readline()
+    try:
+        text = raw.rstrip(b"\n").decode(encoding, errors)
+    except UnicodeError:
+        return 0
+    return len(text.split("\t"))
+
+
+# ----------------------------------------------------------------------------
+# Statistics: they pickle and add, exactly, in any order
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Block:
+    """What one block of segments contributes besides its sums."""
+
+    first: int  # segments before the block
+    segments: int
+    last: bool  # the block ran to the end of the input
+    nrefs: int  # references of its first segment (0: no segment)
+    fractions: tuple[Any, ...]  # per system, metric, fractional column: each segment's value
+    rows: tuple[Rows, ...] | None  # for a test: every segment's rows
+    error: BleustreamError | None  # the error that ended the block
+
+
+@dataclass(frozen=True)
+class Stats:
+    """The statistics of some blocks of segments: ``a + b`` is exact, in any order.
+
+    ``totals`` holds each system's summed rows; the fractional columns'
+    sums there are not used (``records`` adds their values in input order).
+    """
+
+    totals: tuple[Totals, ...]
+    blocks: tuple[_Block, ...] = field(default=())  # ordered by their first segment
+
+    def __add__(self, other: Stats) -> Stats:
+        if not isinstance(other, Stats):
+            return NotImplemented
+        if len(self.totals) != len(other.totals):
+            raise ValueError("cannot add statistics of different numbers of systems")
+        totals = tuple(a + b for a, b in zip(self.totals, other.totals))
+        blocks = tuple(heapq.merge(self.blocks, other.blocks, key=lambda b: b.first))
+        return Stats(totals, blocks)
+
+    def __radd__(self, other: Any) -> Stats:
+        if other == 0:  # sum() starts from 0
+            return self
+        return NotImplemented
+
+    @property
+    def segments(self) -> int:
+        """Segments counted (whatever the blocks' coverage)."""
+        return self.totals[0].segments
+
+
+_COUNTERS: dict[Any, tuple[Counter, tuple[tuple[int, ...], ...]]] = {}
+
+
+def _counter(specs: tuple[Spec, ...], systems: int) -> tuple[Counter, tuple[tuple[int, ...], ...]]:
+    """This process's counter for the settings, and each metric's fractional columns.
+
+    The columns are told from a probe segment: a metric's row has the same
+    types for every segment (``records`` checks the others are whole).
+    """
+    key = (specs, systems)
+    found = _COUNTERS.get(key)
+    if found is None:
+        probe = Counter(specs, 1).count(("a b c .",), ["a b d ."])[0]
+        columns = tuple(
+            tuple(j for j, value in enumerate(row) if type(value) is float) for row in probe
+        )
+        found = _COUNTERS[key] = (Counter(specs, systems), columns)
+    return found
+
+
+class _Adder:
+    """A block's statistics, segment by segment."""
+
+    def __init__(self, job: Job, first: int) -> None:
+        self.counter, self.columns = _counter(job.options.specs, job.systems)
+        specs = job.options.specs
+        self.first = first
+        self.sums = [[spec.zero() for spec in specs] for _ in range(job.systems)]
+        self.fractions = [
+            [tuple(array("d") for _ in cols) for cols in self.columns] for _ in range(job.systems)
+        ]
+        self.rows: list[Rows] | None = [] if job.options.test is not None else None
+        self.segments = 0
+        self.nrefs = 0
+        self.error: BleustreamError | None = None
+
+    def add(self, rows: Rows, nrefs: int) -> None:
+        self.nrefs = self.nrefs or nrefs
+        for sums, fractions, system_rows in zip(self.sums, self.fractions, rows):
+            for m, row in enumerate(system_rows):
+                sums[m] = tuple([a + b for a, b in zip(sums[m], row)])
+                for values, j in zip(fractions[m], self.columns[m]):
+                    values.append(row[j])
+        if self.rows is not None:
+            self.rows.append(rows)
+        self.segments += 1
+
+    def stats(self, last: bool) -> Stats:
+        totals = tuple(Totals(tuple(rows), self.segments) for rows in self.sums)
+        fractions = tuple(tuple(per_metric) for per_metric in self.fractions)
+        rows = tuple(self.rows) if self.rows is not None else None
+        block = _Block(self.first, self.segments, last, self.nrefs, fractions, rows, self.error)
+        return Stats(totals, (block,))
+
+
+# ----------------------------------------------------------------------------
+# The job
+# ----------------------------------------------------------------------------
+
+
+def command_parser(
+    prog: str, description: str | None = None, epilog: str | None = None
+) -> argparse.ArgumentParser:
+    """bleustream's own parser under a script's name, for it to add its options to."""
+    made = build_parser()
+    made.prog = prog
+    if description is not None:
+        made.description = description
+    if epilog is not None:
+        made.epilog = epilog
+    return made
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, for a script's options."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Job:
+    """A bleustream run's settings, read by bleustream's own parser; it pickles to workers."""
+
+    options: RunOptions
+    names: tuple[str, ...]  # hypothesis files, then reference files, as given
+    paths: tuple[str, ...]  # the same, absolute: the workers open these
+    config_text: str | None = None  # --show-config: the settings in force, to print
+
+    @classmethod
+    def from_argv(
+        cls, argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None
+    ) -> Job:
+        """A job from bleustream's command-line options (argparse exits 2 on a bad one)."""
+        parser = parser or build_parser()
+        return cls.from_args(parser.parse_args(argv), parser)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, parser: argparse.ArgumentParser) -> Job:
+        """A job from options parsed by ``parser`` (made by ``command_parser``)."""
+        config = load_config(args, os.getcwd(), parser)
+        options = resolve(args, config)
+        run_options = check_options(options, config)
+        names = (*run_options.inputs, *run_options.refs)
+        paths = tuple(os.path.abspath(name) for name in names)
+        if args.show_config:
+            return cls(run_options, names, paths, show_config(options, parser))
+        for dest, flag, why in UNSUPPORTED:
+            if options[dest]:
+                origin = options["origins"].get(dest, FROM_COMMAND_LINE)
+                where = "" if origin == FROM_COMMAND_LINE else f" (set in {origin})"
+                raise UsageError(f"{flag} is not supported here: {why}{where}; use bleustream")
+        if run_options.input_format != "paste":
+            raise UsageError(
+                f"--input-format {run_options.input_format} is not supported here; use bleustream"
+            )
+        if "-" in names:
+            raise UsageError(
+                "the workers read the files themselves: give the hypotheses with -i FILE, "
+                "and no '-' operand"
+            )
+        return cls(run_options, names, paths)
+
+    @property
+    def systems(self) -> int:
+        o = self.options
+        return len(o.inputs) if len(o.inputs) > 1 else o.systems
+
+    # -- the plan (driver) ---------------------------------------------------
+
+    def index(self, file: int) -> FileIndex:
+        """The index of the job's ``file``-th file (hypotheses first): a task of its own."""
+        o = self.options
+        paste = not o.refs and file == 0
+        encoding = check_encoding(o.encoding)
+        return index_file(
+            self.paths[file], self.names[file], encoding, o.encoding_errors, fields=paste
+        )
+
+    def plan(self, indexes: Sequence[FileIndex], parts: int, min_lines: int = 1) -> list[Part]:
+        """Up to ``parts`` parts of about equal numbers of lines, at least one,
+        and of at least ``min_lines`` lines (the input allowing).
+
+        Each starts at a line start of every file; the last runs to the end
+        of the files, so that the readers find files of different lengths
+        where one process reading them in lockstep finds them.
+        """
+        if len(indexes) != len(self.paths):
+            raise ValueError(f"expected an index of each of the {len(self.paths)} files")
+        lines = min(index.lines for index in indexes)
+        stride = max(index.stride for index in indexes)
+        marks = [index.marks[:: stride // index.stride] for index in indexes]
+        units = -(-lines // stride)
+        count = max(1, min(parts, units, lines // max(min_lines, 1)))
+        bounds = [units * k // count for k in range(count + 1)]
+        nfields = indexes[0].fields if not self.options.refs else 0
+        out = []
+        for start, end in zip(bounds, bounds[1:]):
+            first = start * stride
+            last = end == units
+            stop = indexes[0].lines if last else end * stride
+            offsets = tuple(m[start] for m in marks)
+            out.append(Part(first, stop - first, offsets, last, nfields))
+        return out
+
+    def parts(self, parts: int, min_lines: int = 1) -> list[Part]:
+        """The plan, with every file indexed in this process (bytes only, nothing kept)."""
+        return self.plan([self.index(k) for k in range(len(self.paths))], parts, min_lines)
+
+    # -- statistics (workers) ------------------------------------------------
+
+    def zero(self) -> Stats:
+        """The statistics of nothing: ``+`` leaves any statistics as they are."""
+        specs = self.options.specs
+        return Stats(tuple(Totals(tuple(s.zero() for s in specs), 0) for _ in range(self.systems)))
+
+    def part_stats(self, part: Part) -> Stats:
+        """Read one part of the files and count it: the work of a task.
+
+        A bad line ends the part with the command line's error, kept in the
+        statistics for ``records`` to raise in input order.
+        """
+        o = self.options
+        reading = o.reading
+        adder = _Adder(self, part.first)
+        policy = BadLinePolicy(False)
+        sources: list[LineSource] = []
+        try:
+            encoding = check_encoding(o.encoding)
+            for path, name, offset in zip(self.paths, self.names, part.offsets):
+                stream = _open_binary(path, name)
+                source = LineSource(name, stream, encoding, o.encoding_errors, policy)
+                sources.append(source)
+                try:
+                    stream.seek(offset)
+                except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                    raise InputError(f"corrupt gzip data ({exc})", name) from None
+                source.line = part.first  # messages give the line numbers of the whole file
+            nfields = part.nfields if part.first else 0
+            segments = plain_segments(reading, sources, policy, nfields)
+            items: Iterator[Any] = items_of_segments(segments, reading, sources, policy)
+            if not part.last:
+                items = islice(items, part.count)
+            for item in items:
+                adder.add(count_item(adder.counter, item, reading), len(item.refs))
+        except BleustreamError as exc:
+            adder.error = exc
+        finally:
+            for source in sources:
+                source.close()
+        return adder.stats(part.last)
+
+    def batch_stats(
+        self,
+        first: int,
+        hyps: Sequence[Sequence[str]],
+        refs: Sequence[Sequence[str | None]],
+        *,
+        last: bool = False,
+    ) -> Stats:
+        """The statistics of segments held in memory, ``first`` being the number before them.
+
+        ``hyps[s][i]`` is system ``s``'s hypothesis of segment ``i``;
+        ``refs[j][i]`` its ``j``-th reference (``None``: none), SacreBLEU's
+        layout.  The text is counted as given (the readers of files strip
+        trailing whitespace).  ``last``: no segment comes after these.
+        """
+        if len(hyps) != self.systems:
+            raise ValueError(f"expected the hypotheses of {self.systems} systems, got {len(hyps)}")
+        n = len(hyps[0]) if hyps else 0
+        if any(len(column) != n for column in (*hyps, *refs)):
+            raise ValueError(f"segments from {first + 1}: columns of different lengths")
+        adder = _Adder(self, first)
+        count = adder.counter.count
+        try:
+            for i in range(n):
+                present = [stream[i] for stream in refs if stream[i] is not None]
+                try:
+                    rows = count(tuple(column[i] for column in hyps), present)
+                except InputError as exc:
+                    raise InputError(exc.message, exc.source or "segment", first + i + 1) from None
+                adder.add(rows, len(present))
+        except BleustreamError as exc:
+            adder.error = exc
+        return adder.stats(last)
+
+    # -- the records (driver) ------------------------------------------------
+
+    def records(self, total: Stats, segments: int | None = None) -> str:
+        """What ``bleustream`` prints for the whole input, from its summed statistics.
+
+        Every segment must be counted once: from the first, in blocks with
+        no gap and no overlap, up to a block that ran to the end of the
+        input (or up to ``segments``, when given).  A block that failed
+        raises its error, the first in input order.
+        """
+        o = self.options
+        at, ended, nrefs = 0, False, 0
+        for block in total.blocks:
+            if block.first < at or ended:
+                raise BleustreamError(
+                    f"statistics of segment {block.first + 1} are counted twice; no score is "
+                    "printed"
+                )
+            if block.first > at:
+                raise BleustreamError(
+                    f"statistics of segments {at + 1} to {block.first} are missing; no score "
+                    "is printed"
+                )
+            if block.error is not None:
+                raise block.error
+            at, ended = at + block.segments, block.last
+            nrefs = nrefs or block.nrefs
+        if segments is not None and at != segments:
+            raise BleustreamError(
+                f"statistics of {segments} segments were expected, {at} were counted; "
+                "no score is printed"
+            )
+        if segments is None and not ended:
+            raise BleustreamError(
+                f"statistics of the input after segment {at} are missing; no score is printed"
+            )
+        if at != total.segments:
+            raise BleustreamError("statistics of some segments are counted twice")
+        known = o.num_refs if o.num_refs > 1 else len(o.refs)
+        totals = [self._whole(total, s) for s in range(self.systems)]
+        store = None
+        if o.test is not None:
+            from bleustream.significance.resampling import SegmentStore
+
+            store = SegmentStore(self.systems, len(o.specs))
+            for block in total.blocks:
+                for rows in block.rows or ():
+                    store.add(rows)
+        return summed_text(o, totals, known or nrefs or None, store)
+
+    def _whole(self, total: Stats, system: int) -> Totals:
+        """A system's totals with its fractional columns added in input order."""
+        _, columns = _counter(self.options.specs, self.systems)
+        rows = []
+        for m, (spec, row) in enumerate(zip(self.options.specs, total.totals[system].rows)):
+            values = list(row)
+            for k, j in enumerate(columns[m]):
+                value = spec.zero()[j]
+                for block in total.blocks:
+                    for one in block.fractions[system][m][k]:
+                        value += one  # one segment after the other, as one process adds
+                values[j] = value
+            for j, value in enumerate(values):
+                if j not in columns[m] and type(value) is not int:
+                    raise ValueError(
+                        f"{spec.name} statistic {j} is fractional here but a whole number for "
+                        "the probe segment: blocks cannot be added exactly"
+                    )
+            rows.append(tuple(values))
+        return Totals(tuple(rows), total.totals[system].segments)
+
+    def notes(self, total: Stats) -> list[str]:
+        """The command line's notes on stderr for these statistics (an empty input)."""
+        if total.segments:
+            return []
+        specs = self.options.specs
+        names = " and ".join(spec.label for spec in specs)
+        verb = "is" if len(specs) == 1 else "are"
+        where = input_name(self.options.reading)
+        return [f"no segments in the input ({where}); {names} {verb} 0 by definition"]
+
+
+# ----------------------------------------------------------------------------
+# A script: options in, records or one line of error out, an exit status
+# ----------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PYTHON_ERROR = re.compile(r"^([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt)): (.+)$")
+
+
+def failure_gist(exc: BaseException) -> str:
+    """One line of an engine's failure: the innermost Python error its text names."""
+    text = _ANSI.sub("", str(exc))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = [m.group(0) for m in map(_PYTHON_ERROR.match, lines) if m]
+    gist = found[-1] if found else (lines[0] if lines else "")
+    return f"{type(exc).__name__}: {gist[:300]}" if gist else type(exc).__name__
+
+
+def run(
+    score: Callable[[Job, argparse.Namespace], Stats],
+    argv: Sequence[str] | None = None,
+    *,
+    prog: str,
+    engine: str,
+    extra: str,
+    requires: Sequence[str] = (),
+    parser: argparse.ArgumentParser | None = None,
+) -> int:
+    """Run a script: parse ``argv``, score with ``score(job, args)``, print the records.
+
+    Returns the exit status: 0; 2 a usage error, or a module of
+    ``requires`` missing ("needs Ray: pip install 'bleustream[ray]'"); the
+    command line's statuses for bad input (65), a file that cannot be
+    opened (66) or read (74); 71 the engine failed (any other error of
+    ``score``), or an ``EngineFailure``'s status; 130 interrupted.  Each
+    failure is one line on stderr, and no score is printed.
+    """
+    parser = parser or command_parser(prog)
+
+    def report(message: str) -> None:
+        sys.stderr.write(f"{prog}: {message}\n")
+        sys.stderr.flush()
+
+    args = parser.parse_args(argv)  # exits 2 on a usage error, 0 after --help
+    out = Output(sys.stdout.buffer)
+    try:
+        job = Job.from_args(args, parser)
+        if job.config_text is not None:
+            out.write(job.config_text)
+            return EXIT_OK
+        for module in requires:
+            try:
+                __import__(module)
+            except ImportError:
+                report(f"needs {engine}: pip install '{extra}'")
+                return EXIT_USAGE
+        try:
+            total = score(job, args)
+        except (BleustreamError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # the engine's own failure: a task failed, a worker died
+            raise EngineFailure(
+                f"{engine} failed ({failure_gist(exc)}); no score is printed"
+            ) from None
+        text = job.records(total)
+        for note in job.notes(total):
+            report(note)
+        try:
+            out.write(text)
+        except OSError as exc:
+            report(f"write error: {exc.strerror or exc}")
+            return EXIT_IOERR
+        return EXIT_OK
+    except BleustreamError as exc:
+        report(str(exc))
+        return exc.status
+    except KeyboardInterrupt:
+        return EXIT_SIGINT

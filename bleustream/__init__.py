@@ -37,7 +37,6 @@ from bleustream.api import (
     sentence_ter,
     spec,
 )
-from bleustream.hf import evaluate_module_path
 
 __all__ = [
     "BLEU",
@@ -63,9 +62,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The engines' module reads argv with the command's options: loaded when used.
+    # Loaded when first used: the engines' module reads argv with the command's
+    # options, and neither is needed by the command line.
     if name == "engines":
         import bleustream.engines
 
         return bleustream.engines
+    if name == "evaluate_module_path":
+        from bleustream.hf import evaluate_module_path
+
+        return evaluate_module_path
     raise AttributeError(f"module 'bleustream' has no attribute {name!r}")

@@ -38,16 +38,18 @@ from bleustream.metrics.metric_classes import (
     spec,
     use_resampler,
 )
-from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
 from bleustream.scorer import Scorer, Totals
-from bleustream.significance import draws
 
 
 def _bootstrap(the_spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[str, float, float]:
     """SacreBLEU's ``_bootstrap_resample`` and ``Score.estimate_ci`` of one metric."""
+    # Imported here: resampling is rare, and the command line never needs it.
+    from bleustream.metrics.numpy_scores import require_numpy
+    from bleustream.significance import draws
+
     np = require_numpy("corpus_score(n_bootstrap=...)")
     seed = draws.parse_seed(os.environ.get("SACREBLEU_SEED", str(draws.DEFAULT_SEED)))
     metric, settings = the_spec.metric, the_spec.settings

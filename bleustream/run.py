@@ -395,10 +395,12 @@ def _finals(
 ) -> list[Record]:
     """The corpus record of each system, with its tests' results."""
     specs = state.specs
-    from bleustream.significance.resampling import run_test
-
     test: Resampling | None = state.options.test
-    results = run_test(test, specs, system_names(state.systems), store) if store is not None else []
+    results = []
+    if store is not None:
+        from bleustream.significance.resampling import run_test
+
+        results = run_test(test, specs, system_names(state.systems), store)
     read = state.read or ReadBack(specs)
     finals = []
     for index, system in enumerate(state.systems):

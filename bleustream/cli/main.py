@@ -140,29 +140,29 @@ def _jobs(requested: int) -> int:
 
 def _test(options: dict[str, Any]) -> Resampling | None:
     """The resampling test the options ask for, checked against the systems."""
-    # Imported here: a run without a test never loads the resampling code.
-    from bleustream.metrics.numpy_scores import require_numpy
-    from bleustream.significance.draws import parse_seed
-    from bleustream.significance.resampling import Resampling
-
     if options["paired_bs"] and options["paired_ar"]:
         raise UsageError("--paired-bs and --paired-ar exclude each other: choose one")
-    seed = parse_seed(options["seed"])
     test: Resampling | None = None
-    if options["paired_bs"]:
-        test = Resampling("bs", options["paired_bs_n"], seed)
-    elif options["paired_ar"]:
-        confidence = options["confidence_n"] if options["confidence"] else -1
-        test = Resampling("ar", options["paired_ar_n"], seed, confidence)
-    elif options["confidence"]:
-        test = Resampling("ci", options["confidence_n"], seed)
+    if options["paired_bs"] or options["paired_ar"] or options["confidence"]:
+        # Imported here: a run without a test never loads the resampling code.
+        from bleustream.metrics.numpy_scores import require_numpy
+        from bleustream.significance.draws import parse_seed
+        from bleustream.significance.resampling import Resampling
+
+        seed = parse_seed(options["seed"])
+        if options["paired_bs"]:
+            test = Resampling("bs", options["paired_bs_n"], seed)
+        elif options["paired_ar"]:
+            confidence = options["confidence_n"] if options["confidence"] else -1
+            test = Resampling("ar", options["paired_ar_n"], seed, confidence)
+        else:
+            test = Resampling("ci", options["confidence_n"], seed)
+        require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     seen: set[str] = set()
     for name in options["input"]:
         if name in seen:
             raise UsageError(f"system {name} is given twice: each -i FILE names one system")
         seen.add(name)
-    if test is not None:
-        require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     # Statistics read back from one stream name their systems in the
     # records: the run checks those once it has read them.
     one_system = max(len(options["input"]), options["systems"]) < 2 and not (

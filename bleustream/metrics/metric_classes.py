@@ -16,7 +16,6 @@ always imported with the package) hands it in through
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,7 +27,13 @@ from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
 from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
 
-logger = logging.getLogger("bleustream")
+
+def _warn(message: str) -> None:
+    """SacreBLEU's warnings, to the ``bleustream`` logger (imported when one is given)."""
+    import logging
+
+    logging.getLogger("bleustream").warning(message)
+
 
 # (spec, per-segment rows, samples) -> (seed text, mean, half the 95% interval)
 Resampler = Callable[[Spec, Sequence[Row], int], tuple[str, float, float]]
@@ -257,11 +262,11 @@ class Metric:
 
     def _warn_tokenized(self, hypotheses: Sequence[str]) -> None:
         if sum(hyp.endswith(" .") for hyp in hypotheses) >= 100:
-            logger.warning("That's 100 lines that end in a tokenized period ('.')")
-            logger.warning(
+            _warn("That's 100 lines that end in a tokenized period ('.')")
+            _warn(
                 "It looks like you forgot to detokenize your test data, which may hurt your score."
             )
-            logger.warning(
+            _warn(
                 "If you insist your data is detokenized, or don't care, you can suppress "
                 "this message with the `force` parameter."
             )
@@ -319,9 +324,7 @@ class BLEU(Metric):
         else:
             for lang, (wanted, name) in _LANGUAGE_HINTS.items():
                 if trg_lang == lang and tokenize != wanted:
-                    logger.warning(
-                        "Consider using the '%s' or 'spm' tokenizer for %s.", wanted, name
-                    )
+                    _warn("Consider using the '%s' or 'spm' tokenizer for %s.", wanted, name)
         self.lowercase, self.trg_lang, self.tokenize = bool(lowercase), trg_lang, tokenize
         self.smooth_method, self.smooth_value = smooth_method, smooth_value
         self.max_ngram_order, self.effective_order = max_ngram_order, bool(effective_order)
@@ -338,7 +341,7 @@ class BLEU(Metric):
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         if not self.effective_order:
-            logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+            _warn("It is recommended to enable `effective_order` for sentence-level BLEU.")
         return super().sentence_score(hypothesis, references)
 
     @staticmethod

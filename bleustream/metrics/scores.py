@@ -18,7 +18,6 @@ own score into one of them (``score_object`` in ``protocol``).
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -129,6 +128,8 @@ class Score:
             for param in signature.split("|"):
                 key, value = param.split(":")
                 d[key] = value
+            import json
+
             return json.dumps(d, indent=1, ensure_ascii=False)
         return full
 

@@ -101,6 +101,7 @@ class _Prepared:
     spec: Spec
     prepare: Callable[[Sequence[str]], Any]
     count: Callable[[str, Any], Row]
+    count_batch: Callable[[Sequence[str], Sequence[Any]], list[Row]]
     signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
 
     def result(self, row: Sequence[Any], nrefs: int | str) -> Score:
@@ -114,7 +115,16 @@ class _Prepared:
 def _prepared(metric: str, settings: tuple[tuple[str, Any], ...]) -> _Prepared:
     the_spec = spec(metric, **dict(settings))
     metric_module, values = the_spec.metric, the_spec.settings
-    return _Prepared(the_spec, metric_module.prepare_refs(values), metric_module.count(values))
+    count = metric_module.count(values)
+    batch = getattr(metric_module, "count_batch", None)
+    if batch is not None:
+        count_batch = batch(values)
+    else:
+
+        def count_batch(hypotheses: Sequence[str], refs: Sequence[Any]) -> list[Row]:
+            return list(map(count, hypotheses, refs))
+
+    return _Prepared(the_spec, metric_module.prepare_refs(values), count, count_batch)
 
 
 def _nrefs(references: Sequence[Sequence[str | None]]) -> int | str:
@@ -286,6 +296,87 @@ def sentence_ter(
     return _sentence(prepared, hypothesis, references)
 
 
+def _sentence_bleu_settings(
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = True,
+    max_ngram_order: int = 4,
+) -> _Prepared:
+    return _bleu(
+        smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
+    )
+
+
+def _sentence_chrf_settings(
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> _Prepared:
+    return _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+
+
+def _sentence_ter_settings(
+    normalized: bool = False,
+    no_punct: bool = False,
+    asian_support: bool = False,
+    case_sensitive: bool = False,
+) -> _Prepared:
+    return _ter(normalized, no_punct, asian_support, case_sensitive)
+
+
+# Each metric's keyword settings: those of its sentence_* function.
+_SENTENCE_SETTINGS: dict[str, Callable[..., _Prepared]] = {
+    "bleu": _sentence_bleu_settings,
+    "chrf": _sentence_chrf_settings,
+    "ter": _sentence_ter_settings,
+}
+
+
+def sentence_scores(
+    metric: str,
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    **settings: Any,
+) -> list[Score]:
+    """The sentence score of each hypothesis, for a batch (a training loop's).
+
+    ``references`` is SacreBLEU's layout, a list of reference streams, and
+    ``settings`` are the keywords of ``sentence_bleu``, ``sentence_chrf``
+    or ``sentence_ter``.  Score ``i`` equals
+    ``sentence_bleu(hypotheses[i], [refs[i] for refs in references], **settings)``
+    (or chrF's, TER's), to the last bit; the per-call work is done once per
+    batch, and BLEU's rows are counted in one loop in C with the compiled
+    kernels.
+    """
+    if metric not in _SENTENCE_SETTINGS:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(_SENTENCE_SETTINGS)}")
+    if isinstance(hypotheses, str) or isinstance(references, str):
+        raise TypeError("hypotheses and references must be sequences of strings, not a string")
+    if any(isinstance(stream, str) for stream in references):
+        raise TypeError("references must be a list of reference streams, not of strings")
+    prepared = _SENTENCE_SETTINGS[metric](**settings)
+    hypotheses = list(hypotheses)
+    streams = [list(stream) for stream in references]
+    if any(len(stream) != len(hypotheses) for stream in streams):
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses, but reference streams of "
+            f"{', '.join(str(len(stream)) for stream in streams)} segments"
+        )
+    if not all(isinstance(hyp, str) for hyp in hypotheses):
+        raise TypeError("each hypothesis must be a string")
+    nrefs = len(streams)
+    refs = list(map(prepared.prepare, zip(*streams))) if streams else []
+    if not streams and hypotheses:
+        prepared.prepare(())  # no references: the error sentence_bleu raises
+    rows = prepared.count_batch(hypotheses, refs)
+    result = prepared.result
+    return [result(row, nrefs) for row in rows]
+
+
 def scores(scorer: Scorer, nrefs: int | str, system: int = 0) -> list[Score]:
     """A scorer's current scores, one per metric, with signatures."""
     return [
@@ -304,6 +395,7 @@ __all__ = [
     "scores",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_scores",
     "sentence_ter",
     "spec",
 ]

@@ -7,6 +7,10 @@ The command line is ``bleustream``; from Python, the same scorer::
     scorer = bleustream.Scorer([bleustream.spec("bleu"), bleustream.spec("chrf")])
     scorer.update(hyps, [refs])
     scorer.score()
+
+``KERNELS`` says which kernels count n-grams in this process: ``"compiled"``
+(the C extension) or ``"python"`` (no extension, or ``BLEUSTREAM_PUREPYTHON=1``);
+the numbers are the same either way.
 """
 
 from bleustream._version import __version__
@@ -20,11 +24,14 @@ from bleustream.api import (
     scores,
     sentence_bleu,
     sentence_chrf,
+    sentence_scores,
     sentence_ter,
     spec,
 )
+from bleustream.kernels import KERNELS
 
 __all__ = [
+    "KERNELS",
     "Score",
     "Scorer",
     "Totals",
@@ -35,6 +42,7 @@ __all__ = [
     "scores",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_scores",
     "sentence_ter",
     "spec",
 ]

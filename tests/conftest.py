@@ -1,8 +1,9 @@
 """Shared test setup: the SacreBLEU oracle and the real WMT/TED data sets.
 
 The real data lives outside the repository, in ``../shared/data/real``
-relative to the repository root.  ``MANIFEST.json`` there lists, per set (one
-directory each), its references and system outputs; sources are ignored.
+relative to the repository root (or where ``BLEUSTREAM_REAL_DATA`` says).
+``MANIFEST.json`` there lists, per set (one directory each), its
+references and system outputs; sources are ignored.
 Tests that use it are parametrized here, in ``pytest_generate_tests``:
 
 * a test asking for ``real_set`` runs once per set;
@@ -17,6 +18,7 @@ a reason that says so.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,8 +29,15 @@ import pytest
 
 from bleustream.parallel.pool import available_cores
 
-REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
-REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"
+# BLEUSTREAM_REAL_DATA names another place, for a checkout that is not beside it.
+REAL_DATA = Path(
+    os.environ.get("BLEUSTREAM_REAL_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
+)
+REAL_DATA_MISSING = (
+    f"{REAL_DATA} not present: real-data checks need the shared WMT/TED sets "
+    "(../shared/data/real, or BLEUSTREAM_REAL_DATA)"
+)
 
 
 @dataclass(frozen=True)

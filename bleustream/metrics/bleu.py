@@ -382,7 +382,7 @@ def count_batch(settings: Settings) -> Callable[[Sequence[str], Sequence[RefNgra
     """Many hypotheses against their prepared references, to their rows:
     ``count`` over a batch, with the loop in C where the kernels are."""
     if _native is not None:
-        fused = _NATIVE_FUSED.get(settings.tokenize)
+        fused = _fused_row(settings.tokenize)
         if fused is not None:
             max_order = settings.max_order
             if settings.lowercase:
@@ -401,12 +401,16 @@ def count_batch(settings: Settings) -> Callable[[Sequence[str], Sequence[RefNgra
     return lambda hyps, refs: list(map(one, hyps, refs))
 
 
-# The compiled kernels (bleustream.kernels): the same rows as hyp_row.  With
-# a fused tokenizer the C code tokenizes the hypothesis too; the references
-# are its tokens, of which the C code makes n-grams itself.
-_NATIVE_FUSED: dict[str, Callable[[str, RefNgrams, int], Row]] = (
-    {} if _native is None else {"13a": _native.hyp_row_13a, "zh": _native.hyp_row_zh}
-)
+# The compiled kernels (bleustream.kernels), chosen when each closure is
+# made: the same rows as hyp_row.  With a fused tokenizer the C code
+# tokenizes the hypothesis too; the references are its tokens, of which the
+# C code makes n-grams itself.
+
+
+def _fused_row(tokenize: str) -> Callable[[str, RefNgrams, int], Row] | None:
+    """The C row of a line for a tokenizer the C code has, else None."""
+    assert _native is not None
+    return {"13a": _native.hyp_row_13a, "zh": _native.hyp_row_zh}.get(tokenize)
 
 
 def _native_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
@@ -420,7 +424,7 @@ def _native_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
 def _native_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     assert _native is not None
     max_order = settings.max_order
-    fused = _NATIVE_FUSED.get(settings.tokenize)
+    fused = _fused_row(settings.tokenize)
     if fused is not None:
         if settings.lowercase:
             return lambda hyp, refs: fused(hyp.lower().rstrip(), refs, max_order)

@@ -113,11 +113,17 @@ def main(argv: list[str]) -> int:
             assert hz == registry.tokenize_zh(h), (h,)
             assert words == chrf.split_words(h), (h,)
         toks = [N.tokenize_13a(r) for r in refs]
-        prep = ngrams.reference_ngrams(toks, max_order) if compare else fake_prepared(toks, max_order)
+        prep = (
+            ngrams.reference_ngrams(toks, max_order) if compare else fake_prepared(toks, max_order)
+        )
         got = N.hyp_row(ht, prep, max_order)
         assert N.hyp_row_13a(h, prep, max_order) == got, (h, refs, max_order)
         ztoks = [N.tokenize_zh(r) for r in refs]
-        pz = ngrams.reference_ngrams(ztoks, max_order) if compare else fake_prepared(ztoks, max_order)
+        pz = (
+            ngrams.reference_ngrams(ztoks, max_order)
+            if compare
+            else fake_prepared(ztoks, max_order)
+        )
         got_zh = N.hyp_row_zh(h, pz, max_order)
         (pure_prepare, pure_count), (c_prepare, c_count) = chrf_funcs[it % len(chrf_funcs)]
         got_chrf = c_count(h, c_prepare(refs))

@@ -61,7 +61,6 @@ class optional_build_ext(build_ext):
         self._warned = True
         message = PURE_PYTHON_WARNING.format(error=str(error).strip() or type(error).__name__)
         warnings.warn(message, stacklevel=1)
-        print(f"WARNING: {message}", file=sys.stderr)
 
 
 def _compile_args() -> list[str]:

@@ -596,3 +596,51 @@ def test_a_jobs_run_scores_the_same_on_both_paths(tmp_path: Path) -> None:
     ]
     assert outputs[0] == outputs[1]
     assert b"BLEU" in outputs[0]
+
+
+# -- sentence_scores: one call per batch ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "keywords",
+    [{}, {"lowercase": True}, {"tokenize": "zh"}, {"tokenize": "intl"}, {"smooth_method": "floor"}],
+    ids=repr,
+)
+def test_sentence_scores_equal_sentence_bleu_one_by_one(keywords: dict[str, Any]) -> None:
+    import sacrebleu
+
+    hyps, streams = Adversary(11).corpus(150, 2)
+    got = bleustream.sentence_scores("bleu", hyps, streams, **keywords)
+    assert len(got) == len(hyps)
+    for i, score in enumerate(got):
+        refs = [stream[i] for stream in streams]
+        ours = bleustream.sentence_bleu(hyps[i], refs, **keywords)
+        theirs = sacrebleu.sentence_bleu(hyps[i], refs, **keywords)
+        assert score.score == ours.score == theirs.score, (i, hyps[i], refs)
+        assert score.stats == ours.stats and score.signature == ours.signature
+
+
+def test_sentence_scores_of_chrf_and_ter() -> None:
+    import sacrebleu
+
+    hyps, streams = Adversary(12).corpus(40, 1)
+    chrf_scores = bleustream.sentence_scores("chrf", hyps, streams, word_order=2)
+    ter_scores = bleustream.sentence_scores("ter", hyps, streams)
+    for i, hyp in enumerate(hyps):
+        refs = [stream[i] for stream in streams]
+        assert chrf_scores[i].score == sacrebleu.sentence_chrf(hyp, refs, word_order=2).score
+        assert ter_scores[i].score == sacrebleu.sentence_ter(hyp, refs).score
+
+
+def test_sentence_scores_refuses_what_sentence_bleu_refuses() -> None:
+    with pytest.raises(TypeError):
+        bleustream.sentence_scores("bleu", "a string", [["a"]])
+    with pytest.raises(TypeError):
+        bleustream.sentence_scores("bleu", ["a"], ["a"])
+    with pytest.raises(ValueError):
+        bleustream.sentence_scores("bleu", ["a", "b"], [["a"]])
+    with pytest.raises(ValueError):
+        bleustream.sentence_scores("nope", ["a"], [["a"]])
+    with pytest.raises(TypeError):
+        bleustream.sentence_scores("bleu", ["a"], [["a"]], no_such_setting=1)
+    assert bleustream.sentence_scores("bleu", [], [[]]) == []

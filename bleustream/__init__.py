@@ -14,6 +14,10 @@ scorer the command line runs::
 On a cluster, ``bleustream.engines`` splits a run into tasks for Dask, Ray or
 Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
 ``evaluate`` module: ``evaluate.load(bleustream.evaluate_module_path(), "bleu")``.
+
+``KERNELS`` says which kernels count n-grams in this process: ``"compiled"``
+(the C extension) or ``"python"`` (no extension, or ``BLEUSTREAM_PUREPYTHON=1``);
+the numbers are the same either way.
 """
 
 from typing import Any
@@ -34,13 +38,16 @@ from bleustream.api import (
     scores,
     sentence_bleu,
     sentence_chrf,
+    sentence_scores,
     sentence_ter,
     spec,
 )
+from bleustream.kernels import KERNELS
 
 __all__ = [
     "BLEU",
     "CHRF",
+    "KERNELS",
     "TER",
     "Score",
     "Scorer",
@@ -56,6 +63,7 @@ __all__ = [
     "scores",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_scores",
     "sentence_ter",
     "spec",
 ]

@@ -21,9 +21,11 @@ n_bootstrap=N)``), which lives in ``bleustream.significance``.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any, Callable
 
 from bleustream.metrics import bleu, chrf, ter
 from bleustream.metrics.metric_classes import (
@@ -233,6 +235,100 @@ def sentence_ter(
     return _sentence("sentence_ter", the_scoring, hypothesis, references)  # type: ignore[return-value]
 
 
+def _sentence_bleu_scoring(
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = True,
+    max_ngram_order: int = 4,
+) -> Scoring:
+    return _bleu(
+        smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
+    )
+
+
+def _sentence_chrf_scoring(
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> Scoring:
+    return _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
+
+
+def _sentence_ter_scoring(
+    normalized: bool = False,
+    no_punct: bool = False,
+    asian_support: bool = False,
+    case_sensitive: bool = False,
+) -> Scoring:
+    return _ter(normalized, no_punct, asian_support, case_sensitive)
+
+
+# Each metric's keyword settings: those of its sentence_* function.
+_SENTENCE_SCORING: dict[str, Callable[..., Scoring]] = {
+    "bleu": _sentence_bleu_scoring,
+    "chrf": _sentence_chrf_scoring,
+    "ter": _sentence_ter_scoring,
+}
+
+
+def sentence_scores(
+    metric: str,
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    **settings: Any,
+) -> list[Score]:
+    """The sentence score of each hypothesis, for a batch (a training loop's).
+
+    ``references`` is SacreBLEU's layout, a list of reference streams, and
+    ``settings`` are the keywords of ``sentence_bleu``, ``sentence_chrf``
+    or ``sentence_ter``.  Score ``i`` equals
+    ``sentence_bleu(hypotheses[i], [refs[i] for refs in references], **settings)``
+    (or chrF's, TER's), to the last bit; the settings are resolved once per
+    batch, and BLEU's rows are counted in one loop in C with the compiled
+    kernels.
+    """
+    if metric not in _SENTENCE_SCORING:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(_SENTENCE_SCORING)}")
+    if isinstance(hypotheses, str) or isinstance(references, str):
+        raise TypeError("hypotheses and references must be sequences of strings, not a string")
+    if any(isinstance(stream, str) for stream in references):
+        raise TypeError("references must be a list of reference streams, not of strings")
+    the_scoring = _SENTENCE_SCORING[metric](**settings)
+    hypotheses = list(hypotheses)
+    streams = [list(stream) for stream in references]
+    if any(len(stream) != len(hypotheses) for stream in streams):
+        raise ValueError(
+            f"{len(hypotheses)} hypotheses, but reference streams of "
+            f"{', '.join(str(len(stream)) for stream in streams)} segments"
+        )
+    if not all(isinstance(hyp, str) for hyp in hypotheses):
+        raise TypeError("each hypothesis must be a string")
+    nrefs = len(streams)
+    if not streams and hypotheses:
+        the_scoring.prepare(())  # no references: the error sentence_bleu raises
+    the_spec = the_scoring.spec
+    batch = getattr(the_spec.metric, "count_batch", None)
+    # A batch makes many objects at once, none in a cycle: the collector's
+    # passes over them would cost a third of the time, for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        refs = list(map(the_scoring.prepare, zip(*streams))) if streams else []
+        if batch is not None:
+            rows = batch(the_spec.settings)(hypotheses, refs)
+        else:
+            rows = list(map(the_scoring.count, hypotheses, refs))
+        result = the_scoring.result
+        return [result(row, nrefs) for row in rows]
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def scores(scorer: Scorer, nrefs: int | str | None = None, system: int = 0) -> list[Score]:
     """A scorer's current scores, one per metric, with signatures (``nrefs``
     defaults to the scorer's own)."""
@@ -259,6 +355,7 @@ __all__ = [
     "scores",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_scores",
     "sentence_ter",
     "spec",
 ]

@@ -1,8 +1,9 @@
 """Shared test setup: the SacreBLEU oracle and the real WMT/TED data sets.
 
 The real data lives outside the repository, in ``../shared/data/real``
-relative to the repository root.  ``MANIFEST.json`` there lists, per set (one
-directory each), its references and system outputs; sources are ignored.
+relative to the repository root (or where ``BLEUSTREAM_REAL_DATA`` says).
+``MANIFEST.json`` there lists, per set (one directory each), its
+references and system outputs; sources are ignored.
 Tests that use it are parametrized here, in ``pytest_generate_tests``:
 
 * a test asking for ``real_set`` runs once per set;

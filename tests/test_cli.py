@@ -16,6 +16,7 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU
 
 from bleustream._version import __version__
+from bleustream.kernels import KERNELS
 from tests.clirun import COMMAND, assert_clean_stderr, json_records, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,7 +169,8 @@ def test_python_dash_m_runs_the_same_command() -> None:
 
 def test_version_option() -> None:
     proc = run("--version")
-    assert proc.stdout.decode().strip() == f"bleustream {__version__}"
+    # The command runs with this process's environment, so its kernels are these.
+    assert proc.stdout.decode().strip() == f"bleustream {__version__} (kernels: {KERNELS})"
 
 
 # -- Line handling, compared with SacreBLEU's own command line on files ------

@@ -39,6 +39,7 @@ from bleustream.errors import (
     WriteError,
 )
 from bleustream.inputs.options import ReadOptions
+from bleustream.kernels import KERNELS
 from bleustream.metrics.registry import all_options, specs_from
 from bleustream.run import Output, RunOptions, run
 
@@ -71,7 +72,7 @@ def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str,
 def show_config(options: dict[str, Any], parser: argparse.ArgumentParser) -> str:
     """The settings in force as TOML, for --show-config."""
     header = (
-        f"{PROG} {__version__}: the settings in force "
+        f"{PROG} {__version__} (kernels: {KERNELS}): the settings in force "
         "(command line over config file over built-in defaults).\n"
         "Saved as bleustream.toml, this file gives the same settings."
     )

@@ -21,6 +21,7 @@ from typing import IO, Any, NoReturn
 from bleustream._version import __version__
 from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
+from bleustream.kernels import KERNELS
 from bleustream.metrics.protocol import Option
 from bleustream.metrics.registry import DEFAULT_METRICS, METRICS
 from bleustream.output.records import FORMATS
@@ -488,5 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
         exclusive = container.add_mutually_exclusive_group() if group.exclusive else None
         for option in group.options:
             add_option(exclusive if option.dest in group.exclusive else container, option)
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"%(prog)s {__version__} (kernels: {KERNELS})"
+    )
     return parser

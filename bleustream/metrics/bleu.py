@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
+from bleustream.kernels import native as _native
 from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
@@ -389,19 +390,22 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     """References to their tokens' n-grams: the costly part, shared by every system."""
     prepare = _preprocess(settings)
     max_order = settings.max_order
+    ngrams = reference_ngrams if _native is None else _native_references
 
     def refs_ngrams(refs: Sequence[str]) -> RefNgrams:
         if len(refs) == 1:  # the commonest case, with the fewest calls
             return one_reference(prepare(refs[0]))
         if not refs:
             raise ValueError("a segment needs at least one reference")
-        return reference_ngrams([prepare(ref) for ref in refs], max_order)
+        return ngrams([prepare(ref) for ref in refs], max_order)
 
     return refs_ngrams
 
 
 def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     """A hypothesis against its prepared references, to the segment's row."""
+    if _native is not None:
+        return _native_count(settings)
     prepare = _preprocess(settings)
     max_order = settings.max_order
 
@@ -409,6 +413,62 @@ def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
         return hyp_row(prepare(hyp), refs, max_order)
 
     return row
+
+
+def count_batch(settings: Settings) -> Callable[[Sequence[str], Sequence[RefNgrams]], list[Row]]:
+    """Many hypotheses against their prepared references, to their rows:
+    ``count`` over a batch, with the loop in C where the kernels are."""
+    if _native is not None:
+        fused = _fused_row(settings.tokenize)
+        if fused is not None:
+            max_order = settings.max_order
+            if settings.lowercase:
+
+                def rows(hyps: Sequence[str], refs: Sequence[RefNgrams]) -> list[Row]:
+                    lines = map(str.rstrip, map(str.lower, hyps))
+                    return list(map(fused, lines, refs, repeat(max_order)))
+
+                return rows
+
+            def rows_as_is(hyps: Sequence[str], refs: Sequence[RefNgrams]) -> list[Row]:
+                return list(map(fused, map(str.rstrip, hyps), refs, repeat(max_order)))
+
+            return rows_as_is
+    one = count(settings)
+    return lambda hyps, refs: list(map(one, hyps, refs))
+
+
+# The compiled kernels (bleustream.kernels), chosen when each closure is
+# made: the same rows as hyp_row.  With a fused tokenizer the C code
+# tokenizes the hypothesis too; the references are its tokens, of which the
+# C code makes n-grams itself.
+
+
+def _fused_row(tokenize: str) -> Callable[[str, RefNgrams, int], Row] | None:
+    """The C row of a line for a tokenizer the C code has, else None."""
+    assert _native is not None
+    return {"13a": _native.hyp_row_13a, "zh": _native.hyp_row_zh}.get(tokenize)
+
+
+def _native_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
+    """Several tokenized references as the compiled kernel reads them: their
+    lengths, their tokens and how many orders they have n-grams of; it counts
+    their n-grams itself, so the pure tables of ``reference_ngrams`` are not made."""
+    lens = tuple(map(len, refs))
+    return RefNgrams(lens, refs, ((None, {}),) * min(max_order, max(lens)))
+
+
+def _native_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
+    assert _native is not None
+    max_order = settings.max_order
+    fused = _fused_row(settings.tokenize)
+    if fused is not None:
+        if settings.lowercase:
+            return lambda hyp, refs: fused(hyp.lower().rstrip(), refs, max_order)
+        return lambda hyp, refs: fused(hyp.rstrip(), refs, max_order)
+    prepare = _preprocess(settings)
+    native_row = _native.hyp_row
+    return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
 
 
 def score(row: Sequence[Any], settings: Settings) -> BleuScore:

@@ -57,6 +57,7 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
+from bleustream.kernels import native as _native
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     Option,
@@ -406,6 +407,8 @@ def _prepared_orders(
 
 def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[PreparedRef, ...]]:
     """References to their n-grams (SacreBLEU's ``_extract_reference_info``)."""
+    if _native is not None:
+        return _native_prepare_refs(settings)  # type: ignore[return-value]
     char_order, word_order = settings.char_order, settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
 
@@ -577,6 +580,8 @@ def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) ->
 def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
     """A hypothesis against its prepared references, to the best reference's row
     (SacreBLEU's ``_compute_segment_statistics``)."""
+    if _native is not None:
+        return _native_count(settings)  # type: ignore[return-value]
     word_order = settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
     order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
@@ -606,6 +611,46 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
                 best_f = f
                 best = stats
         return tuple(best)
+
+    return hyp_row
+
+
+# The compiled kernels (bleustream.kernels): ``chrf_ref_rows`` gives the
+# rows ``_one_reference_stats`` / ``_order_stats`` make, one per reference;
+# the choice of the best reference, with its floating-point f-scores, stays
+# here.  The references are kept as (lowercased) text, whose n-grams the C
+# code makes on each call.
+
+
+def _native_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    lowercase = settings.lowercase
+
+    def prepare(refs: Sequence[str]) -> tuple[str, ...]:
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return tuple(ref.lower() for ref in refs) if lowercase else tuple(refs)
+
+    return prepare
+
+
+def _native_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
+    assert _native is not None
+    chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
+    lowercase = settings.lowercase
+    order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
+    rows_of = _native.chrf_ref_rows
+
+    def hyp_row(hyp: str, refs: tuple[str, ...]) -> Row:
+        rows = rows_of(hyp.lower() if lowercase else hyp, refs, chars, words, whitespace)
+        if len(rows) == 1:
+            return rows[0]
+        best: Row = ()
+        best_f = -1.0
+        for stats in rows:
+            f = f_score(stats, order, beta, eps_smoothing)
+            if f > best_f:
+                best_f, best = f, stats
+        return best
 
     return hyp_row
 

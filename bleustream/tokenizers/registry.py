@@ -21,6 +21,7 @@ import sys
 from typing import Callable
 
 from bleustream.errors import UsageError
+from bleustream.kernels import native as _native
 from bleustream.tokenizers import intl_table
 from bleustream.tokenizers import mecab as tokenizer_mecab
 from bleustream.tokenizers import spm as tokenizer_spm
@@ -288,10 +289,13 @@ def tokenize_none(line: str) -> list[str]:
 # the registry
 # --------------------------------------------------------------------------
 
+# The compiled kernels (bleustream.kernels) tokenize 13a and zh to the same
+# tokens as the functions above, which stay the readable reference.
+
 TOKENIZERS: dict[str, Tokenizer] = {
-    "13a": tokenize_13a,
+    "13a": tokenize_13a if _native is None else _native.tokenize_13a,
     "intl": tokenize_intl,
-    "zh": tokenize_zh,
+    "zh": tokenize_zh if _native is None else _native.tokenize_zh,
     "char": tokenize_char,
     "none": tokenize_none,
     **tokenizer_mecab.TOKENIZERS,

@@ -1,0 +1,1455 @@
+/*
+ * _native: C kernels for bleustream (BLEU n-gram rows, chrF rows, the 13a
+ * and zh tokenizers).  Plain C, Python.h only.
+ *
+ * Every function returns the same Python objects as the pure-Python
+ * function it replaces.  Hashes are only used to find candidates: tokens
+ * and n-grams are always compared code point by code point (tokens) or id
+ * by id (n-grams of interned tokens / code points), so a hash collision
+ * costs time, never a count.
+ *
+ * All scratch memory is allocated per call (PyMem_*), so the functions are
+ * re-entrant; no Python code runs while scratch memory is live except the
+ * allocation of result objects.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static inline uint64_t
+mix64(uint64_t x)
+{
+    /* splitmix64 finalizer */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+#define NGRAM_MUL 0x9E3779B97F4A7C15ULL
+
+static int
+ensure_ready(PyObject *s)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0)
+        return -1;
+#else
+    (void)s;
+#endif
+    return 0;
+}
+
+/* A token: a run of code points in some PyUnicode kind. */
+typedef struct {
+    const void *data;
+    Py_ssize_t len;
+    int kind;
+} TokView;
+
+static inline uint64_t
+tok_hash(const TokView *t)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    Py_ssize_t i, n = t->len;
+    switch (t->kind) {
+    case PyUnicode_1BYTE_KIND: {
+        const Py_UCS1 *p = (const Py_UCS1 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    case PyUnicode_2BYTE_KIND: {
+        const Py_UCS2 *p = (const Py_UCS2 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    default: {
+        const Py_UCS4 *p = (const Py_UCS4 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    }
+    return mix64(h ^ (uint64_t)n);
+}
+
+static inline int
+tok_equal(const TokView *a, const TokView *b)
+{
+    Py_ssize_t i, n = a->len;
+    if (n != b->len)
+        return 0;
+    if (a->kind == b->kind)
+        return memcmp(a->data, b->data, (size_t)n * (size_t)a->kind) == 0;
+    if (a->kind == PyUnicode_4BYTE_KIND && b->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS4 *p = (const Py_UCS4 *)a->data;
+        const Py_UCS1 *q = (const Py_UCS1 *)b->data;
+        for (i = 0; i < n; i++)
+            if (p[i] != q[i])
+                return 0;
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        if (PyUnicode_READ(a->kind, a->data, i) != PyUnicode_READ(b->kind, b->data, i))
+            return 0;
+    }
+    return 1;
+}
+
+static Py_ssize_t
+pow2_at_least(Py_ssize_t n)
+{
+    Py_ssize_t c = 8;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* token vocabulary: interns the reference tokens to ids 0..V-1          */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t h;
+    int32_t id; /* -1: empty */
+} VSlot;
+
+typedef struct {
+    VSlot *slots;
+    Py_ssize_t mask;
+    TokView *views; /* by id */
+    int32_t size;
+} Vocab;
+
+static int
+vocab_init(Vocab *v, Py_ssize_t max_tokens)
+{
+    Py_ssize_t cap, i;
+    v->slots = NULL;
+    v->views = NULL;
+    v->size = 0;
+    if (max_tokens > (Py_ssize_t)(INT32_MAX / 4)) {
+        PyErr_SetString(PyExc_OverflowError, "too many tokens");
+        return -1;
+    }
+    cap = pow2_at_least(2 * max_tokens + 1);
+    v->mask = cap - 1;
+    v->slots = PyMem_New(VSlot, (size_t)cap);
+    v->views = PyMem_New(TokView, (size_t)(max_tokens + 1));
+    if (v->slots == NULL || v->views == NULL) {
+        PyMem_Free(v->slots);
+        PyMem_Free(v->views);
+        v->slots = NULL;
+        v->views = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (i = 0; i < cap; i++)
+        v->slots[i].id = -1;
+    return 0;
+}
+
+static void
+vocab_free(Vocab *v)
+{
+    PyMem_Free(v->slots);
+    PyMem_Free(v->views);
+    v->slots = NULL;
+    v->views = NULL;
+}
+
+/* The id of token t; inserted if `insert`, else -1 when absent. */
+static inline int32_t
+vocab_id(Vocab *v, const TokView *t, int insert)
+{
+    uint64_t h = tok_hash(t);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)v->mask);
+    for (;;) {
+        VSlot *s = &v->slots[i];
+        if (s->id < 0) {
+            if (!insert)
+                return -1;
+            s->h = h;
+            s->id = v->size;
+            v->views[v->size] = *t;
+            return v->size++;
+        }
+        if (s->h == h && tok_equal(&v->views[s->id], t))
+            return s->id;
+        i = (i + 1) & v->mask;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the n-gram engine                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * For n = 1 .. max_n: out[n-1] = sum over distinct n-grams g of
+ * min(count of g in hyp, max over refs of count of g in that ref).
+ * An n-gram is a run of n int32 ids; hyp ids < 0 never match.  Stops at
+ * the first order with no match (all higher orders are 0 too).
+ */
+typedef struct {
+    uint64_t h;
+    int32_t pos; /* index into the flat reference ids */
+    int32_t maxc;
+    int32_t curc;
+    int32_t last; /* reference that curc counts */
+    int32_t hypc;
+    uint32_t gen; /* occupied at order `gen` */
+} NSlot;
+
+static inline int
+ids_equal(const int32_t *a, const int32_t *b, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* nids > 0: every id is below nids (unigrams are then counted in arrays) */
+static int
+clipped_matches(const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
+                const Py_ssize_t *offs, const Py_ssize_t *rlens, Py_ssize_t nrefs,
+                Py_ssize_t max_n, Py_ssize_t *out, Py_ssize_t nids)
+{
+    int32_t *uni = NULL;
+    Py_ssize_t P = 0, maxr = 0, r, i, n, cap, mask, top;
+    uint64_t *hh = NULL, *rh = NULL;
+    unsigned char *found = NULL;
+    NSlot *tab = NULL;
+    int rc = -1;
+
+    for (n = 0; n < max_n; n++)
+        out[n] = 0;
+    for (r = 0; r < nrefs; r++) {
+        P += rlens[r];
+        if (rlens[r] > maxr)
+            maxr = rlens[r];
+    }
+    top = max_n;
+    if (hlen < top)
+        top = hlen;
+    if (maxr < top)
+        top = maxr;
+    if (top <= 0)
+        return 0;
+    if (P > (Py_ssize_t)(INT32_MAX / 4) || hlen > (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "segment too long");
+        return -1;
+    }
+    cap = pow2_at_least(2 * P + 1);
+    mask = cap - 1;
+    hh = PyMem_New(uint64_t, (size_t)hlen);
+    found = PyMem_Malloc((size_t)hlen + 1);
+    rh = PyMem_New(uint64_t, (size_t)P);
+    tab = PyMem_Calloc((size_t)cap, sizeof(NSlot));
+    if (hh == NULL || found == NULL || rh == NULL || tab == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < hlen; i++) {
+        found[i] = hyp[i] >= 0;
+        hh[i] = (uint64_t)(uint32_t)hyp[i] + 1;
+    }
+    found[hlen] = 0;
+    for (i = 0; i < P; i++)
+        rh[i] = (uint64_t)(uint32_t)flat[i] + 1;
+
+    n = 1;
+    if (nids > 0) {
+        /* unigrams by id: uni[0..nids) the highest count in one reference,
+         * uni[nids..2 nids) the count in the current one, then the hypothesis' */
+        Py_ssize_t matched = 0;
+        int32_t *best, *cur;
+        uni = PyMem_Calloc((size_t)nids * 2, sizeof(int32_t));
+        if (uni == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        best = uni;
+        cur = uni + nids;
+        for (r = 0; r < nrefs; r++) {
+            const int32_t *ids = flat + offs[r];
+            for (i = 0; i < rlens[r]; i++)
+                cur[ids[i]]++;
+            for (i = 0; i < rlens[r]; i++) {
+                int32_t id = ids[i];
+                if (cur[id] > best[id])
+                    best[id] = cur[id];
+                cur[id] = 0;
+            }
+        }
+        for (i = 0; i < hlen; i++) {
+            int32_t id = hyp[i];
+            if (id >= 0 && best[id] > 0) {
+                found[i] = 1;
+                if (++cur[id] <= best[id])
+                    matched++;
+            }
+            else {
+                found[i] = 0;
+            }
+        }
+        out[0] = matched;
+        if (!matched)
+            goto finished;
+        n = 2;
+    }
+    for (; n <= top; n++) {
+        uint32_t gen = (uint32_t)n;
+        Py_ssize_t matched = 0, nh;
+        if (n > 1) {
+            for (r = 0; r < nrefs; r++) {
+                uint64_t *h = rh + offs[r];
+                const int32_t *ids = flat + offs[r];
+                Py_ssize_t cnt = rlens[r] - n + 1;
+                for (i = 0; i < cnt; i++)
+                    h[i] = h[i] * NGRAM_MUL + (uint64_t)(uint32_t)ids[i + n - 1] + 1;
+            }
+        }
+        /* the references' n-grams: the highest count in any one reference */
+        for (r = 0; r < nrefs; r++) {
+            const uint64_t *h = rh + offs[r];
+            Py_ssize_t cnt = rlens[r] - n + 1, base = offs[r];
+            for (i = 0; i < cnt; i++) {
+                uint64_t hv = h[i];
+                Py_ssize_t k = (Py_ssize_t)(mix64(hv) & (uint64_t)mask);
+                for (;;) {
+                    NSlot *s = &tab[k];
+                    if (s->gen != gen) {
+                        s->gen = gen;
+                        s->h = hv;
+                        s->pos = (int32_t)(base + i);
+                        s->maxc = 1;
+                        s->curc = 1;
+                        s->last = (int32_t)r;
+                        s->hypc = 0;
+                        break;
+                    }
+                    if (s->h == hv && ids_equal(flat + s->pos, flat + base + i, n)) {
+                        if (s->last != (int32_t)r) {
+                            s->last = (int32_t)r;
+                            s->curc = 0;
+                        }
+                        s->curc++;
+                        if (s->curc > s->maxc)
+                            s->maxc = s->curc;
+                        break;
+                    }
+                    k = (k + 1) & mask;
+                }
+            }
+        }
+        /* the hypothesis: an n-gram can only be in a reference if both of
+         * its (n-1)-grams are */
+        nh = hlen - n + 1;
+        for (i = 0; i < nh; i++) {
+            int cand = (n == 1) ? found[i] : (found[i] && found[i + 1]);
+            int hit = 0;
+            if (cand) {
+                uint64_t hv;
+                Py_ssize_t k;
+                if (n > 1)
+                    hh[i] = hh[i] * NGRAM_MUL + (uint64_t)(uint32_t)hyp[i + n - 1] + 1;
+                hv = hh[i];
+                k = (Py_ssize_t)(mix64(hv) & (uint64_t)mask);
+                for (;;) {
+                    NSlot *s = &tab[k];
+                    if (s->gen != gen)
+                        break;
+                    if (s->h == hv && ids_equal(flat + s->pos, hyp + i, n)) {
+                        hit = 1;
+                        s->hypc++;
+                        if (s->hypc <= s->maxc)
+                            matched++;
+                        break;
+                    }
+                    k = (k + 1) & mask;
+                }
+            }
+            found[i] = (unsigned char)hit;
+        }
+        found[nh] = 0;
+        out[n - 1] = matched;
+        if (!matched)
+            break;
+    }
+finished:
+    rc = 0;
+done:
+    PyMem_Free(uni);
+    PyMem_Free(hh);
+    PyMem_Free(found);
+    PyMem_Free(rh);
+    PyMem_Free(tab);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* 13a / zh tokenization on a UCS4 buffer                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    Py_ssize_t start, len;
+} Span;
+
+typedef struct {
+    Span *v;
+    Py_ssize_t n, cap;
+} SpanVec;
+
+static int
+spans_push(SpanVec *s, Py_ssize_t start, Py_ssize_t len)
+{
+    if (s->n == s->cap) {
+        Py_ssize_t nc = s->cap ? 2 * s->cap : 64;
+        Span *nv = PyMem_Resize(s->v, Span, (size_t)nc);
+        if (nv == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->v = nv;
+        s->cap = nc;
+    }
+    s->v[s->n].start = start;
+    s->v[s->n].len = len;
+    s->n++;
+    return 0;
+}
+
+/* str.replace(pat, rep) in place, rep at most one character (rep < 0: ""). */
+static Py_ssize_t
+replace_inplace(Py_UCS4 *b, Py_ssize_t n, const char *pat, Py_ssize_t plen, long rep)
+{
+    Py_ssize_t i = 0, o = 0, k;
+    while (i < n) {
+        if (b[i] == (Py_UCS4)(unsigned char)pat[0] && i + plen <= n) {
+            for (k = 1; k < plen; k++)
+                if (b[i + k] != (Py_UCS4)(unsigned char)pat[k])
+                    break;
+            if (k == plen) {
+                if (rep >= 0)
+                    b[o++] = (Py_UCS4)rep;
+                i += plen;
+                continue;
+            }
+        }
+        b[o++] = b[i++];
+    }
+    return o;
+}
+
+static int
+has_char(const Py_UCS4 *b, Py_ssize_t n, Py_UCS4 c)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (b[i] == c)
+            return 1;
+    return 0;
+}
+
+/* SacreBLEU's rule-1 class [\{-\~\[-\` -\&\(-\+\:-\@\/] */
+static inline int
+is_rule1(Py_UCS4 c)
+{
+    return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
+           (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+}
+
+static const Py_UCS4 zh_ranges[][2] = {
+    {0x3400, 0x4DB5}, {0x4E00, 0x9FA5}, {0x9FA6, 0x9FBB}, {0xF900, 0xFA2D}, {0xFA30, 0xFA6A},
+    {0xFA70, 0xFAD9}, {0x2001, 0x2A6D}, {0x2F81, 0x2FA1}, {0xFF00, 0xFFEF}, {0x2E80, 0x2EFF},
+    {0x3000, 0x303F}, {0x31C0, 0x31EF}, {0x2F00, 0x2FDF}, {0x2FF0, 0x2FFF}, {0x3100, 0x312F},
+    {0x31A0, 0x31BF}, {0xFE10, 0xFE1F}, {0xFE30, 0xFE4F}, {0x2600, 0x26FF}, {0x2700, 0x27BF},
+    {0x3200, 0x32FF}, {0x3300, 0x33FF},
+};
+
+static inline int
+is_zh(Py_UCS4 c)
+{
+    size_t k;
+    if (c < 0x2001 || c > 0xFFEF)
+        return 0;
+    for (k = 0; k < sizeof(zh_ranges) / sizeof(zh_ranges[0]); k++)
+        if (c >= zh_ranges[k][0] && c <= zh_ranges[k][1])
+            return 1;
+    return 0;
+}
+
+enum { C_OTHER = 0, C_DIGIT = 1, C_PUNCT = 2, C_DASH = 3 };
+
+/* per ASCII character: its class (bits 0-1), in the rule-1 class (bit 2) */
+static unsigned char ascii_tab[128];
+static int ascii_tab_done = 0;
+
+static int cls_of(Py_UCS4 c);
+
+static void
+init_ascii_tab(void)
+{
+    Py_UCS4 c;
+    if (ascii_tab_done)
+        return;
+    for (c = 0; c < 128; c++)
+        ascii_tab[c] = (unsigned char)(cls_of(c) | (is_rule1(c) ? 4 : 0));
+    ascii_tab_done = 1;
+}
+
+static int
+cls_of(Py_UCS4 c)
+{
+    if (c >= '0' && c <= '9')
+        return C_DIGIT;
+    if (c == '.' || c == ',')
+        return C_PUNCT;
+    if (c == '-')
+        return C_DASH;
+    return C_OTHER;
+}
+
+/*
+ * The string a rule pass sees is the buffer's characters with runs of
+ * inserted spaces between them: g[i] != 0 means at least one space stands
+ * before character i (g[n]: after the last).  More than one space in a run
+ * changes nothing any rule tests, so a run acts as one space element.
+ *
+ * One of rules 2-4, left to right, each match consuming both of its
+ * elements, as re.sub does: `prev` is the element a match may start at
+ * (-1: none, the last one was consumed), its class in prev_cls.  New spaces
+ * go to ng (the pass reads g).
+ *   rule 2: ([^0-9])([\.,]) -> \1 \2     rule 3: ([\.,])([^0-9]) ->  \1 \2
+ *   rule 4: ([0-9])(-) -> \1 \2
+ */
+#define RULE_STEP(CLS, IDX)                                                                     \
+    do {                                                                                        \
+        int c_ = (CLS);                                                                         \
+        if (prev_cls >= 0 &&                                                                    \
+            (rule == 2   ? (prev_cls != C_DIGIT && c_ == C_PUNCT)                               \
+             : rule == 3 ? (prev_cls == C_PUNCT && c_ != C_DIGIT)                               \
+                         : (prev_cls == C_DIGIT && c_ == C_DASH))) {                            \
+            Py_ssize_t j_ = rule == 3 ? prev_idx : (IDX);                                       \
+            ng[j_] = 1;                                                                         \
+            ng[j_ + 1] = 1;                                                                     \
+            prev_cls = -1;                                                                      \
+        }                                                                                       \
+        else {                                                                                  \
+            prev_cls = c_;                                                                      \
+            prev_idx = (IDX);                                                                   \
+        }                                                                                       \
+    } while (0)
+
+static void
+rule_pass(int rule, const unsigned char *cl, const unsigned char *g, unsigned char *ng,
+          Py_ssize_t n)
+{
+    Py_ssize_t i, prev_idx = -1;
+    int prev_cls = -1;
+    for (i = 0; i < n; i++) {
+        if (g[i])
+            RULE_STEP(C_OTHER, -1); /* a space element: never the [.,] or '-' */
+        RULE_STEP(cl[i], i);
+    }
+    /* a trailing space element can only end a rule-3 match */
+    if (g[n])
+        RULE_STEP(C_OTHER, -1);
+}
+
+/*
+ * The tokens of SacreBLEU's _post_tokenizer (rules 1-4, then split) on
+ * b[0..n), with zh characters split off first if `zh`.  Tokens go to out
+ * as spans of b.
+ */
+static int
+mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
+{
+    unsigned char *g = NULL, *ng, *cl;
+    Py_ssize_t i, start;
+    int any_punct, any_dash, any_digit, seen = 0, rc = -1;
+
+    init_ascii_tab();
+
+    g = PyMem_Malloc(3 * (size_t)n + 3);
+    if (g == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    ng = g + (n + 1);
+    cl = ng + (n + 1);
+    memset(g, 0, (size_t)n + 1);
+    for (i = 0; i < n; i++) {
+        Py_UCS4 c = b[i];
+        int k;
+        if (c < 128) {
+            unsigned char a = ascii_tab[c];
+            k = a & 3;
+            if (a & 4) {
+                g[i] = 1;
+                g[i + 1] = 1;
+            }
+        }
+        else {
+            k = C_OTHER;
+            if (zh && is_zh(c)) {
+                g[i] = 1;
+                g[i + 1] = 1;
+            }
+        }
+        cl[i] = (unsigned char)k;
+        seen |= 1 << k;
+    }
+    any_digit = (seen >> C_DIGIT) & 1;
+    any_punct = (seen >> C_PUNCT) & 1;
+    any_dash = (seen >> C_DASH) & 1;
+    if (any_punct) {
+        memcpy(ng, g, (size_t)n + 1);
+        rule_pass(2, cl, g, ng, n);
+        memcpy(g, ng, (size_t)n + 1);
+        rule_pass(3, cl, g, ng, n);
+        memcpy(g, ng, (size_t)n + 1);
+    }
+    if (any_dash && any_digit) {
+        memcpy(ng, g, (size_t)n + 1);
+        rule_pass(4, cl, g, ng, n);
+        memcpy(g, ng, (size_t)n + 1);
+    }
+    start = -1;
+    for (i = 0; i < n; i++) {
+        if (Py_UNICODE_ISSPACE(b[i])) {
+            if (start >= 0 && spans_push(out, start, i - start) < 0)
+                goto done;
+            start = -1;
+            continue;
+        }
+        if (g[i] && start >= 0) {
+            if (spans_push(out, start, i - start) < 0)
+                goto done;
+            start = -1;
+        }
+        if (start < 0)
+            start = i;
+    }
+    if (start >= 0 && spans_push(out, start, n - start) < 0)
+        goto done;
+    rc = 0;
+done:
+    PyMem_Free(g);
+    return rc;
+}
+
+/* A copy of the str as UCS4 with `pad` spare cells at each end. */
+static Py_UCS4 *
+to_ucs4(PyObject *s, Py_ssize_t pad, Py_ssize_t *len)
+{
+    Py_ssize_t n;
+    Py_UCS4 *buf;
+    if (ensure_ready(s) < 0)
+        return NULL;
+    n = PyUnicode_GET_LENGTH(s);
+    if (n > (PY_SSIZE_T_MAX / 4) - 2 * pad - 4) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    buf = PyMem_New(Py_UCS4, (size_t)(n + 2 * pad + 1));
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (n && PyUnicode_AsUCS4(s, buf + pad, n + pad + 1, 0) == NULL) {
+        PyMem_Free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+enum { TOK_13A = 0, TOK_ZH = 1 };
+
+/*
+ * Tokenizes `line` as tokenize_13a / tokenize_zh.  On success *bufp holds
+ * the buffer the spans index (caller frees it) and spans the tokens.
+ */
+static int
+tokenize_spans(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
+{
+    Py_ssize_t n;
+    Py_UCS4 *buf = to_ucs4(line, 1, &n), *t;
+    *bufp = NULL;
+    if (buf == NULL)
+        return -1;
+    t = buf + 1;
+    if (which == TOK_13A) {
+        int lt = 0, nl = 0, amp = 0;
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) {
+            Py_UCS4 c = t[i];
+            lt |= c == '<';
+            nl |= c == '\n';
+            amp |= c == '&';
+        }
+        if (lt)
+            n = replace_inplace(t, n, "<skipped>", 9, -1);
+        if (nl && has_char(t, n, '\n')) {
+            n = replace_inplace(t, n, "-\n", 2, -1);
+            n = replace_inplace(t, n, "\n", 1, ' ');
+        }
+        if (amp) {
+            n = replace_inplace(t, n, "&quot;", 6, '"');
+            n = replace_inplace(t, n, "&amp;", 5, '&');
+            n = replace_inplace(t, n, "&lt;", 4, '<');
+            n = replace_inplace(t, n, "&gt;", 4, '>');
+        }
+        /* 13a pads the line with a space at each end */
+        buf[0] = ' ';
+        buf[n + 1] = ' ';
+        if (mteval_spans(buf, n + 2, 0, spans) < 0)
+            goto fail;
+    }
+    else {
+        /* zh: line.strip(), no padding */
+        Py_ssize_t a = 0, z = n;
+        while (a < z && Py_UNICODE_ISSPACE(t[a]))
+            a++;
+        while (z > a && Py_UNICODE_ISSPACE(t[z - 1]))
+            z--;
+        if (mteval_spans(t + a, z - a, 1, spans) < 0)
+            goto fail;
+        {
+            Py_ssize_t k, shift = 1 + a;
+            for (k = 0; k < spans->n; k++)
+                spans->v[k].start += shift;
+        }
+    }
+    *bufp = buf;
+    return 0;
+fail:
+    PyMem_Free(buf);
+    return -1;
+}
+
+static PyObject *
+spans_to_list(const Py_UCS4 *buf, const SpanVec *spans)
+{
+    Py_ssize_t k;
+    PyObject *list = PyList_New(spans->n);
+    if (list == NULL)
+        return NULL;
+    for (k = 0; k < spans->n; k++) {
+        PyObject *s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf + spans->v[k].start,
+                                                spans->v[k].len);
+        if (s == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, s);
+    }
+    return list;
+}
+
+/* ------------------------------------------------------------------ */
+/* argument parsing (METH_FASTCALL | METH_KEYWORDS)                     */
+/* ------------------------------------------------------------------ */
+
+static int
+parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+           const char *const *names, Py_ssize_t nparams, PyObject **out)
+{
+    Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs > nparams) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
+                     fname, nparams, nargs);
+        return -1;
+    }
+    for (i = 0; i < nparams; i++)
+        out[i] = i < nargs ? args[i] : NULL;
+    for (k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        for (i = 0; i < nparams; i++)
+            if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0)
+                break;
+        if (i == nparams) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname,
+                         key);
+            return -1;
+        }
+        if (out[i] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[i]);
+            return -1;
+        }
+        out[i] = args[nargs + k];
+    }
+    for (i = 0; i < nparams; i++) {
+        if (out[i] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
+                         names[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+check_str(PyObject *o, const char *what)
+{
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be str, not %.100s", what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    return ensure_ready(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* tokenize_13a / tokenize_zh                                          */
+/* ------------------------------------------------------------------ */
+
+static PyObject *
+tokenize_common(PyObject *line, int which)
+{
+    Py_UCS4 *buf;
+    SpanVec spans = {NULL, 0, 0};
+    PyObject *res;
+    if (check_str(line, "line") < 0)
+        return NULL;
+    if (tokenize_spans(line, which, &buf, &spans) < 0) {
+        PyMem_Free(spans.v);
+        return NULL;
+    }
+    res = spans_to_list(buf, &spans);
+    PyMem_Free(buf);
+    PyMem_Free(spans.v);
+    return res;
+}
+
+static PyObject *
+py_tokenize_13a(PyObject *self, PyObject *line)
+{
+    (void)self;
+    return tokenize_common(line, TOK_13A);
+}
+
+static PyObject *
+py_tokenize_zh(PyObject *self, PyObject *line)
+{
+    (void)self;
+    return tokenize_common(line, TOK_ZH);
+}
+
+/* ------------------------------------------------------------------ */
+/* BLEU: hyp_row                                                       */
+/* ------------------------------------------------------------------ */
+
+/* The references of a RefNgrams, as token views. */
+typedef struct {
+    PyObject *refs_fast;   /* PySequence_Fast of refs.refs */
+    PyObject **ref_fast;   /* per used reference: PySequence_Fast of its tokens */
+    Py_ssize_t nrefs;      /* references used */
+    Py_ssize_t cap;        /* orders cap (len(orders)) or -1 */
+    PyObject *lens;        /* refs.lens (borrowed) */
+    int single;
+} RefsIn;
+
+static void
+refs_release(RefsIn *r)
+{
+    Py_ssize_t k;
+    if (r->ref_fast) {
+        for (k = 0; k < r->nrefs; k++)
+            Py_XDECREF(r->ref_fast[k]);
+        PyMem_Free(r->ref_fast);
+    }
+    Py_XDECREF(r->refs_fast);
+    r->ref_fast = NULL;
+    r->refs_fast = NULL;
+}
+
+static int
+refs_acquire(PyObject *refs, RefsIn *r)
+{
+    PyObject *orders;
+    Py_ssize_t k;
+    memset(r, 0, sizeof(*r));
+    if (!PyTuple_Check(refs) || PyTuple_GET_SIZE(refs) < 3) {
+        PyErr_SetString(PyExc_TypeError, "refs must be a RefNgrams (lens, refs, orders)");
+        return -1;
+    }
+    r->lens = PyTuple_GET_ITEM(refs, 0);
+    orders = PyTuple_GET_ITEM(refs, 2);
+    r->refs_fast = PySequence_Fast(PyTuple_GET_ITEM(refs, 1), "RefNgrams.refs must be a sequence");
+    if (r->refs_fast == NULL)
+        return -1;
+    r->single = orders == Py_None;
+    if (r->single) {
+        if (PySequence_Fast_GET_SIZE(r->refs_fast) < 1) {
+            PyErr_SetString(PyExc_IndexError, "RefNgrams.refs is empty");
+            goto fail;
+        }
+        r->nrefs = 1;
+        r->cap = -1;
+    }
+    else {
+        r->nrefs = PySequence_Fast_GET_SIZE(r->refs_fast);
+        r->cap = PyObject_Length(orders);
+        if (r->cap < 0)
+            goto fail;
+    }
+    r->ref_fast = PyMem_Calloc((size_t)r->nrefs + 1, sizeof(PyObject *));
+    if (r->ref_fast == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (k = 0; k < r->nrefs; k++) {
+        PyObject *f = PySequence_Fast(PySequence_Fast_GET_ITEM(r->refs_fast, k),
+                                      "a reference must be a list of str");
+        Py_ssize_t j, m;
+        if (f == NULL)
+            goto fail;
+        r->ref_fast[k] = f;
+        m = PySequence_Fast_GET_SIZE(f);
+        for (j = 0; j < m; j++)
+            if (check_str(PySequence_Fast_GET_ITEM(f, j), "a reference token") < 0)
+                goto fail;
+    }
+    return 0;
+fail:
+    refs_release(r);
+    return -1;
+}
+
+/* min(lens, key=lambda r: (abs(hyp_len - r), r)) */
+static int
+closest_len(PyObject *lens, Py_ssize_t hyp_len, Py_ssize_t *res)
+{
+    PyObject *f = PySequence_Fast(lens, "RefNgrams.lens must be a sequence");
+    Py_ssize_t k, m, best = 0, bestd = 0;
+    if (f == NULL)
+        return -1;
+    m = PySequence_Fast_GET_SIZE(f);
+    if (m == 0) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_ValueError, "min() arg is an empty sequence");
+        return -1;
+    }
+    for (k = 0; k < m; k++) {
+        Py_ssize_t v = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(f, k)), d;
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(f);
+            return -1;
+        }
+        d = hyp_len > v ? hyp_len - v : v - hyp_len;
+        if (k == 0 || d < bestd || (d == bestd && v < best)) {
+            best = v;
+            bestd = d;
+        }
+    }
+    Py_DECREF(f);
+    *res = best;
+    return 0;
+}
+
+static PyObject *
+bleu_row_tuple(Py_ssize_t hyp_len, Py_ssize_t ref_len, const Py_ssize_t *matches,
+               Py_ssize_t N)
+{
+    Py_ssize_t k;
+    PyObject *t = PyTuple_New(2 + 2 * N), *v;
+    if (t == NULL)
+        return NULL;
+#define PUT(idx, val)                                                                            \
+    do {                                                                                         \
+        v = PyLong_FromSsize_t(val);                                                             \
+        if (v == NULL) {                                                                         \
+            Py_DECREF(t);                                                                        \
+            return NULL;                                                                         \
+        }                                                                                        \
+        PyTuple_SET_ITEM(t, (idx), v);                                                           \
+    } while (0)
+    PUT(0, hyp_len);
+    PUT(1, ref_len);
+    for (k = 0; k < N; k++)
+        PUT(2 + k, matches[k]);
+    for (k = 0; k < N; k++)
+        PUT(2 + N + k, hyp_len > k ? hyp_len - k : 0);
+#undef PUT
+    return t;
+}
+
+/*
+ * The row of hypothesis tokens `hv[0..hlen)` against prepared refs.
+ */
+static PyObject *
+bleu_row_views(const TokView *hv, Py_ssize_t hlen, PyObject *refs, Py_ssize_t max_order)
+{
+    RefsIn r;
+    Vocab voc;
+    Py_ssize_t N = max_order > 0 ? max_order : 0, total = 0, k, j, ref_len, top;
+    int32_t *hyp_ids = NULL, *flat = NULL;
+    Py_ssize_t *offs = NULL, *rlens = NULL, *matches = NULL;
+    PyObject *res = NULL;
+    int have_voc = 0;
+
+    if (refs_acquire(refs, &r) < 0)
+        return NULL;
+    for (k = 0; k < r.nrefs; k++)
+        total += PySequence_Fast_GET_SIZE(r.ref_fast[k]);
+    if (r.single) {
+        ref_len = PySequence_Fast_GET_SIZE(r.ref_fast[0]);
+    }
+    else if (closest_len(r.lens, hlen, &ref_len) < 0) {
+        goto done;
+    }
+    top = N;
+    if (r.cap >= 0 && r.cap < top)
+        top = r.cap;
+    matches = PyMem_Calloc((size_t)N + 1, sizeof(Py_ssize_t));
+    offs = PyMem_New(Py_ssize_t, (size_t)r.nrefs + 1);
+    rlens = PyMem_New(Py_ssize_t, (size_t)r.nrefs + 1);
+    hyp_ids = PyMem_New(int32_t, (size_t)hlen + 1);
+    flat = PyMem_New(int32_t, (size_t)total + 1);
+    if (!matches || !offs || !rlens || !hyp_ids || !flat) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (top > 0 && hlen > 0 && total > 0) {
+        Py_ssize_t pos = 0;
+        if (vocab_init(&voc, total) < 0)
+            goto done;
+        have_voc = 1;
+        for (k = 0; k < r.nrefs; k++) {
+            PyObject *f = r.ref_fast[k];
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(f);
+            offs[k] = pos;
+            rlens[k] = m;
+            for (j = 0; j < m; j++) {
+                PyObject *s = PySequence_Fast_GET_ITEM(f, j);
+                TokView tv;
+                tv.data = PyUnicode_DATA(s);
+                tv.len = PyUnicode_GET_LENGTH(s);
+                tv.kind = PyUnicode_KIND(s);
+                flat[pos++] = vocab_id(&voc, &tv, 1);
+            }
+        }
+        for (j = 0; j < hlen; j++)
+            hyp_ids[j] = vocab_id(&voc, &hv[j], 0);
+        if (clipped_matches(hyp_ids, hlen, flat, offs, rlens, r.nrefs, top, matches,
+                            voc.size) < 0)
+            goto done;
+    }
+    res = bleu_row_tuple(hlen, ref_len, matches, N);
+done:
+    if (have_voc)
+        vocab_free(&voc);
+    PyMem_Free(hyp_ids);
+    PyMem_Free(flat);
+    PyMem_Free(offs);
+    PyMem_Free(rlens);
+    PyMem_Free(matches);
+    refs_release(&r);
+    return res;
+}
+
+static PyObject *
+py_hyp_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"hyp", "refs", "max_order"};
+    PyObject *a[3], *hf, *res = NULL;
+    Py_ssize_t max_order, hlen, j;
+    TokView *hv = NULL;
+    (void)self;
+    if (parse_args("hyp_row", args, nargs, kwnames, names, 3, a) < 0)
+        return NULL;
+    max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
+    if (max_order == -1 && PyErr_Occurred())
+        return NULL;
+    hf = PySequence_Fast(a[0], "hyp must be a list of str");
+    if (hf == NULL)
+        return NULL;
+    hlen = PySequence_Fast_GET_SIZE(hf);
+    hv = PyMem_New(TokView, (size_t)hlen + 1);
+    if (hv == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (j = 0; j < hlen; j++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(hf, j);
+        if (check_str(s, "a hypothesis token") < 0)
+            goto done;
+        hv[j].data = PyUnicode_DATA(s);
+        hv[j].len = PyUnicode_GET_LENGTH(s);
+        hv[j].kind = PyUnicode_KIND(s);
+    }
+    res = bleu_row_views(hv, hlen, a[1], max_order);
+done:
+    PyMem_Free(hv);
+    Py_DECREF(hf);
+    return res;
+}
+
+static PyObject *
+hyp_row_tok(const char *fname, int which, PyObject *const *args, Py_ssize_t nargs,
+            PyObject *kwnames)
+{
+    static const char *const names[] = {"line", "refs", "max_order"};
+    PyObject *a[3], *res = NULL;
+    Py_ssize_t max_order, j;
+    Py_UCS4 *buf = NULL;
+    SpanVec spans = {NULL, 0, 0};
+    TokView *hv = NULL;
+    if (parse_args(fname, args, nargs, kwnames, names, 3, a) < 0)
+        return NULL;
+    if (check_str(a[0], "line") < 0)
+        return NULL;
+    max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
+    if (max_order == -1 && PyErr_Occurred())
+        return NULL;
+    if (tokenize_spans(a[0], which, &buf, &spans) < 0)
+        goto done;
+    hv = PyMem_New(TokView, (size_t)spans.n + 1);
+    if (hv == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (j = 0; j < spans.n; j++) {
+        hv[j].data = buf + spans.v[j].start;
+        hv[j].len = spans.v[j].len;
+        hv[j].kind = PyUnicode_4BYTE_KIND;
+    }
+    res = bleu_row_views(hv, spans.n, a[1], max_order);
+done:
+    PyMem_Free(hv);
+    PyMem_Free(buf);
+    PyMem_Free(spans.v);
+    return res;
+}
+
+static PyObject *
+py_hyp_row_13a(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return hyp_row_tok("hyp_row_13a", TOK_13A, args, nargs, kwnames);
+}
+
+static PyObject *
+py_hyp_row_zh(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return hyp_row_tok("hyp_row_zh", TOK_ZH, args, nargs, kwnames);
+}
+
+/* ------------------------------------------------------------------ */
+/* chrF                                                                */
+/* ------------------------------------------------------------------ */
+
+/* string.punctuation */
+static inline int
+is_ascii_punct(Py_UCS4 c)
+{
+    return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+           (c >= 0x7B && c <= 0x7E);
+}
+
+/* A side of chrF: its characters (as ids) and its words (as spans). */
+typedef struct {
+    Py_UCS4 *buf;   /* the whole string */
+    Py_ssize_t n;
+    int32_t *chars; /* code points, white space removed unless kept */
+    Py_ssize_t nchars;
+    SpanVec words;
+} ChrfSide;
+
+static void
+side_free(ChrfSide *s)
+{
+    PyMem_Free(s->buf);
+    PyMem_Free(s->chars);
+    PyMem_Free(s->words.v);
+    memset(s, 0, sizeof(*s));
+}
+
+/* SacreBLEU's chrF++ words: split(), then one ASCII punctuation mark off the
+ * end, or else off the start, of a word longer than one character. */
+static int
+split_words_spans(const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_ssize_t s, e;
+        while (i < n && Py_UNICODE_ISSPACE(b[i]))
+            i++;
+        if (i >= n)
+            break;
+        s = i;
+        while (i < n && !Py_UNICODE_ISSPACE(b[i]))
+            i++;
+        e = i;
+        if (e - s > 1 && is_ascii_punct(b[e - 1])) {
+            if (spans_push(out, s, e - s - 1) < 0 || spans_push(out, e - 1, 1) < 0)
+                return -1;
+        }
+        else if (e - s > 1 && is_ascii_punct(b[s])) {
+            if (spans_push(out, s, 1) < 0 || spans_push(out, s + 1, e - s - 1) < 0)
+                return -1;
+        }
+        else if (spans_push(out, s, e - s) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+side_init(ChrfSide *s, PyObject *str, int whitespace, int words)
+{
+    Py_ssize_t i, o = 0;
+    memset(s, 0, sizeof(*s));
+    s->buf = to_ucs4(str, 0, &s->n);
+    if (s->buf == NULL)
+        return -1;
+    s->chars = PyMem_New(int32_t, (size_t)s->n + 1);
+    if (s->chars == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (i = 0; i < s->n; i++) {
+        Py_UCS4 c = s->buf[i];
+        if (whitespace || !Py_UNICODE_ISSPACE(c))
+            s->chars[o++] = (int32_t)c;
+    }
+    s->nchars = o;
+    if (words && split_words_spans(s->buf, s->n, &s->words) < 0)
+        goto fail;
+    return 0;
+fail:
+    side_free(s);
+    return -1;
+}
+
+static int
+put_triplets(PyObject *t, Py_ssize_t at, Py_ssize_t hlen, Py_ssize_t rlen, const Py_ssize_t *m,
+             Py_ssize_t orders)
+{
+    Py_ssize_t n;
+    for (n = 1; n <= orders; n++) {
+        Py_ssize_t ht = hlen >= n ? hlen - n + 1 : 0, rt = rlen >= n ? rlen - n + 1 : 0;
+        Py_ssize_t vals[3], q;
+        vals[0] = rt ? ht : 0;
+        vals[1] = rt;
+        vals[2] = m[n - 1];
+        for (q = 0; q < 3; q++) {
+            PyObject *v = PyLong_FromSsize_t(vals[q]);
+            if (v == NULL)
+                return -1;
+            PyTuple_SET_ITEM(t, at + 3 * (n - 1) + q, v);
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"hyp", "refs", "char_order", "word_order", "whitespace"};
+    PyObject *a[5], *rf = NULL, *out = NULL;
+    Py_ssize_t char_order, word_order, nrefs, k, j, NW, maxo;
+    int whitespace;
+    ChrfSide hyp, *rs = NULL;
+    Py_ssize_t *m = NULL;
+    int32_t *hyp_wids = NULL, **ref_wids = NULL;
+    Vocab voc;
+    int have_voc = 0, have_hyp = 0;
+    (void)self;
+
+    memset(&hyp, 0, sizeof(hyp));
+    if (parse_args("chrf_ref_rows", args, nargs, kwnames, names, 5, a) < 0)
+        return NULL;
+    if (check_str(a[0], "hyp") < 0)
+        return NULL;
+    char_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
+    if (char_order == -1 && PyErr_Occurred())
+        return NULL;
+    word_order = PyNumber_AsSsize_t(a[3], PyExc_OverflowError);
+    if (word_order == -1 && PyErr_Occurred())
+        return NULL;
+    if (char_order < 0 || word_order < 0) {
+        PyErr_SetString(PyExc_ValueError, "orders must not be negative");
+        return NULL;
+    }
+    if (char_order > PY_SSIZE_T_MAX / 8 || word_order > PY_SSIZE_T_MAX / 8) {
+        PyErr_SetString(PyExc_OverflowError, "order too large");
+        return NULL;
+    }
+    whitespace = PyObject_IsTrue(a[4]);
+    if (whitespace < 0)
+        return NULL;
+    rf = PySequence_Fast(a[1], "refs must be a sequence of str");
+    if (rf == NULL)
+        return NULL;
+    nrefs = PySequence_Fast_GET_SIZE(rf);
+    if (nrefs == 0) {
+        PyErr_SetString(PyExc_ValueError, "a segment needs at least one reference");
+        goto done;
+    }
+    for (k = 0; k < nrefs; k++)
+        if (check_str(PySequence_Fast_GET_ITEM(rf, k), "a reference") < 0)
+            goto done;
+    maxo = char_order > word_order ? char_order : word_order;
+    m = PyMem_New(Py_ssize_t, (size_t)maxo + 1);
+    rs = PyMem_Calloc((size_t)nrefs, sizeof(ChrfSide));
+    ref_wids = PyMem_Calloc((size_t)nrefs, sizeof(int32_t *));
+    if (m == NULL || rs == NULL || ref_wids == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (side_init(&hyp, a[0], whitespace, word_order > 0) < 0)
+        goto done;
+    have_hyp = 1;
+    for (k = 0; k < nrefs; k++)
+        if (side_init(&rs[k], PySequence_Fast_GET_ITEM(rf, k), whitespace, word_order > 0) < 0)
+            goto done;
+    NW = 0;
+    if (word_order > 0) {
+        for (k = 0; k < nrefs; k++)
+            NW += rs[k].words.n;
+        if (vocab_init(&voc, NW) < 0)
+            goto done;
+        have_voc = 1;
+        for (k = 0; k < nrefs; k++) {
+            ref_wids[k] = PyMem_New(int32_t, (size_t)rs[k].words.n + 1);
+            if (ref_wids[k] == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            for (j = 0; j < rs[k].words.n; j++) {
+                TokView tv;
+                tv.data = rs[k].buf + rs[k].words.v[j].start;
+                tv.len = rs[k].words.v[j].len;
+                tv.kind = PyUnicode_4BYTE_KIND;
+                ref_wids[k][j] = vocab_id(&voc, &tv, 1);
+            }
+        }
+        hyp_wids = PyMem_New(int32_t, (size_t)hyp.words.n + 1);
+        if (hyp_wids == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (j = 0; j < hyp.words.n; j++) {
+            TokView tv;
+            tv.data = hyp.buf + hyp.words.v[j].start;
+            tv.len = hyp.words.v[j].len;
+            tv.kind = PyUnicode_4BYTE_KIND;
+            hyp_wids[j] = vocab_id(&voc, &tv, 0);
+        }
+    }
+    out = PyTuple_New(nrefs);
+    if (out == NULL)
+        goto done;
+    for (k = 0; k < nrefs; k++) {
+        PyObject *row = PyTuple_New(3 * (char_order + word_order));
+        Py_ssize_t zero = 0;
+        if (row == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(out, k, row);
+        if (clipped_matches(hyp.chars, hyp.nchars, rs[k].chars, &zero, &rs[k].nchars, 1,
+                            char_order, m, 0) < 0)
+            goto fail;
+        if (put_triplets(row, 0, hyp.nchars, rs[k].nchars, m, char_order) < 0)
+            goto fail;
+        if (word_order > 0) {
+            if (clipped_matches(hyp_wids, hyp.words.n, ref_wids[k], &zero, &rs[k].words.n, 1,
+                                word_order, m, voc.size) < 0)
+                goto fail;
+            if (put_triplets(row, 3 * char_order, hyp.words.n, rs[k].words.n, m, word_order) < 0)
+                goto fail;
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    if (have_voc)
+        vocab_free(&voc);
+    if (have_hyp)
+        side_free(&hyp);
+    if (rs != NULL) {
+        for (k = 0; k < nrefs; k++)
+            side_free(&rs[k]);
+        PyMem_Free(rs);
+    }
+    if (ref_wids != NULL) {
+        for (k = 0; k < nrefs; k++)
+            PyMem_Free(ref_wids[k]);
+        PyMem_Free(ref_wids);
+    }
+    PyMem_Free(hyp_wids);
+    PyMem_Free(m);
+    Py_XDECREF(rf);
+    return out;
+}
+
+static PyObject *
+py_split_words(PyObject *self, PyObject *line)
+{
+    Py_UCS4 *buf;
+    Py_ssize_t n;
+    SpanVec spans = {NULL, 0, 0};
+    PyObject *res = NULL;
+    (void)self;
+    if (check_str(line, "line") < 0)
+        return NULL;
+    buf = to_ucs4(line, 0, &n);
+    if (buf == NULL)
+        return NULL;
+    if (split_words_spans(buf, n, &spans) == 0)
+        res = spans_to_list(buf, &spans);
+    PyMem_Free(buf);
+    PyMem_Free(spans.v);
+    return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* module                                                              */
+/* ------------------------------------------------------------------ */
+
+static PyMethodDef native_methods[] = {
+    {"tokenize_13a", (PyCFunction)py_tokenize_13a, METH_O,
+     "tokenize_13a(line) -> list[str]: bleustream's tokenize_13a."},
+    {"tokenize_zh", (PyCFunction)py_tokenize_zh, METH_O,
+     "tokenize_zh(line) -> list[str]: bleustream's tokenize_zh."},
+    {"hyp_row", (PyCFunction)(void (*)(void))py_hyp_row, METH_FASTCALL | METH_KEYWORDS,
+     "hyp_row(hyp, refs, max_order) -> tuple[int, ...]: ngrams.hyp_row."},
+    {"hyp_row_13a", (PyCFunction)(void (*)(void))py_hyp_row_13a, METH_FASTCALL | METH_KEYWORDS,
+     "hyp_row_13a(line, refs, max_order): hyp_row(tokenize_13a(line), refs, max_order)."},
+    {"hyp_row_zh", (PyCFunction)(void (*)(void))py_hyp_row_zh, METH_FASTCALL | METH_KEYWORDS,
+     "hyp_row_zh(line, refs, max_order): hyp_row(tokenize_zh(line), refs, max_order)."},
+    {"chrf_ref_rows", (PyCFunction)(void (*)(void))py_chrf_ref_rows,
+     METH_FASTCALL | METH_KEYWORDS,
+     "chrf_ref_rows(hyp, refs, char_order, word_order, whitespace) -> tuple of rows, one per "
+     "reference: chrF's (hyp, ref, match) triplets, characters then words."},
+    {"split_words", (PyCFunction)py_split_words, METH_O,
+     "split_words(line) -> list[str]: chrf.split_words."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT, "_native", "C kernels for bleustream.", -1, native_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModule_Create(&native_module);
+}

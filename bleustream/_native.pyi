@@ -1,0 +1,32 @@
+"""C kernels for bleustream; each equals the pure function named in its docstring."""
+
+from collections.abc import Sequence
+
+from bleustream.metrics.ngrams import RefNgrams  # bleustream.ngrams before the reshape
+
+def tokenize_13a(line: str) -> list[str]:
+    """bleustream.tokenizers(.registry).tokenize_13a"""
+
+def tokenize_zh(line: str) -> list[str]:
+    """bleustream.tokenizers(.registry).tokenize_zh"""
+
+def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
+    """bleustream.(metrics.)ngrams.hyp_row"""
+
+def hyp_row_13a(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
+    """hyp_row(tokenize_13a(line), refs, max_order)"""
+
+def hyp_row_zh(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
+    """hyp_row(tokenize_zh(line), refs, max_order)"""
+
+def chrf_ref_rows(
+    hyp: str, refs: Sequence[str], char_order: int, word_order: int, whitespace: bool
+) -> tuple[tuple[int, ...], ...]:
+    """One chrF row per reference: the (hyp, ref, match) triplets of character
+    orders 1..char_order then word orders 1..word_order, as
+    bleustream.(metrics.)chrf's _one_reference_stats / _order_stats produce
+    them.  hyp and refs already lowercased if the settings say so.  With one
+    reference, rows[0] is count(settings)(hyp, prepare_refs(settings)(refs))."""
+
+def split_words(line: str) -> list[str]:
+    """bleustream.(metrics.)chrf.split_words"""

@@ -1,0 +1,85 @@
+"""Build the optional C kernels, ``bleustream._native``.
+
+The project's metadata is in ``pyproject.toml``; this file only adds the
+extension.  Where there is no C compiler, or the build fails, the install
+still succeeds, on the pure-Python path, and says so in one warning
+(``bleustream.KERNELS`` is then ``"python"``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+try:  # setuptools >= 59 vendors distutils' errors here
+    from setuptools.errors import CCompilerError, ExecError, PlatformError
+
+    BUILD_ERRORS: tuple[type[BaseException], ...] = (
+        CCompilerError,
+        ExecError,
+        PlatformError,
+        OSError,
+        ValueError,
+    )
+except ImportError:  # pragma: no cover - older setuptools
+    from distutils.errors import CCompilerError, DistutilsExecError, DistutilsPlatformError
+
+    BUILD_ERRORS = (CCompilerError, DistutilsExecError, DistutilsPlatformError, OSError, ValueError)
+
+PURE_PYTHON_WARNING = (
+    "bleustream: the C kernels could not be built ({error}); "
+    "installing the pure-Python path, which gives the same numbers, more slowly"
+)
+
+
+class BuildFailed(Exception):
+    """The extension did not build: the install goes on without it."""
+
+
+class optional_build_ext(build_ext):
+    """build_ext that turns a failed build into one warning (markupsafe's pattern)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BUILD_ERRORS as error:
+            self._warn(error)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except BUILD_ERRORS as error:
+            self._warn(error)
+
+    def _warn(self, error: BaseException) -> None:
+        if getattr(self, "_warned", False):
+            return
+        self._warned = True
+        message = PURE_PYTHON_WARNING.format(error=str(error).strip() or type(error).__name__)
+        warnings.warn(message, stacklevel=1)
+
+
+def _compile_args() -> list[str]:
+    if sys.platform == "win32":
+        return []
+    args = ["-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    if not os.environ.get("CFLAGS"):
+        args.append("-O2")
+    return args
+
+
+setup(
+    ext_modules=[
+        Extension(
+            "bleustream._native",
+            ["bleustream/_native.c"],
+            extra_compile_args=_compile_args(),
+            optional=False,
+        )
+    ],
+    cmdclass={"build_ext": optional_build_ext},
+)

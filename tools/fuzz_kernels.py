@@ -1,0 +1,153 @@
+"""Random-input fuzz: every compiled kernel against its pure-Python twin.
+
+    python tools/fuzz_kernels.py [ITERATIONS [SEED]]
+
+Every iteration calls every C function (run it on an ASan/UBSan build:
+``tools/asan.sh``); every ``FUZZ_COMPARE``-th (default 10th) also computes
+the pure result and compares it exactly, since the pure side is some 50
+times slower.  Exits non-zero on the first difference.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, Callable
+
+from bleustream import kernels
+from bleustream.metrics import chrf, ngrams
+from bleustream.tokenizers import registry
+
+N = kernels.native
+if N is None:
+    sys.exit("fuzz_kernels: the compiled kernels are not loaded (kernels: python)")
+
+ATOMS = [
+    *"{|}~[\\]^_`!\"#$%&()*+:;<=>?@/.,-'0123456789",
+    *(" ", " ", " ", "\n", "\t", "\u3000", "\xa0"),
+    *("the", "cat", "a", "b", "&amp;", "&quot;", "&lt;", "&gt;", "<skipped>", "-\n", "1.5", "..."),
+    *("中", "文", "\ud800", "\udfff", "\U0001f600", "e\u0301", "Ä", "ß", "\u2001", "\uff0e"),
+]
+
+ChrfPair = tuple[Callable[[Sequence[str]], Any], Callable[[str, Any], Any]]
+
+
+def chrf_closures(settings: chrf.Settings) -> tuple[ChrfPair, ChrfPair]:
+    """(pure prepare, pure count), (compiled prepare, compiled count)."""
+    compiled = (chrf.prepare_refs(settings), chrf.count(settings))
+    saved, chrf._native = chrf._native, None  # closures made now are the pure ones
+    try:
+        pure = (chrf.prepare_refs(settings), chrf.count(settings))
+    finally:
+        chrf._native = saved
+    return pure, compiled
+
+
+def fake_prepared(toks: list[list[str]], max_order: int) -> ngrams.RefNgrams:
+    """References as the compiled kernel reads them (lens, tokens, number of
+    orders), without the pure n-gram tables: cheap."""
+    if len(toks) == 1:
+        return ngrams.one_reference(toks[0])
+    lens = tuple(map(len, toks))
+    return ngrams.RefNgrams(lens, toks, ((None, {}),) * min(max_order, max(lens)))
+
+
+def main(argv: list[str]) -> int:
+    iterations = int(argv[1]) if len(argv) > 1 else 100_000
+    seed = int(argv[2]) if len(argv) > 2 else 0
+    every = int(os.environ.get("FUZZ_COMPARE", "10"))
+    rng = random.Random(seed)
+
+    def rand_text() -> str:
+        k = rng.random()
+        if k < 0.05:
+            return ""
+        parts = []
+        for _ in range(rng.randint(0, 40 if k < 0.9 else 400)):
+            r = rng.random()
+            if r < 0.75:
+                parts.append(rng.choice(ATOMS))
+            elif r < 0.9:
+                parts.append(chr(rng.randint(0, 0x10FFFF)))
+            else:
+                parts.append(chr(rng.randint(0, 0x2FFF)))
+        return "".join(parts)
+
+    pool = [rand_text() for _ in range(20_000)]
+
+    def pool_text() -> str:
+        """A pool text, often sliced and/or joined to another."""
+        s = rng.choice(pool)
+        r = rng.random()
+        if r < 0.3 and s:
+            i, j = sorted((rng.randrange(len(s) + 1), rng.randrange(len(s) + 1)))
+            s = s[i:j]
+        if r > 0.6:
+            s = s + rng.choice(pool)
+        return s
+
+    chrf_settings = [
+        chrf.Settings(),
+        chrf.Settings(word_order=2),
+        chrf.Settings(char_order=3, word_order=1, whitespace=True),
+        chrf.Settings(char_order=8, word_order=3, lowercase=True),
+    ]
+    chrf_funcs = [chrf_closures(s) for s in chrf_settings]
+    compared = 0
+    t0 = time.time()
+    for it in range(iterations):
+        h = pool_text()
+        refs = [pool_text() for _ in range(rng.choice((1, 1, 1, 2, 3, 5)))]
+        if rng.random() < 0.1:
+            refs.append(refs[0])
+        if rng.random() < 0.2:  # share material with a reference
+            h = refs[0] + h if rng.random() < 0.5 else refs[0]
+        max_order = rng.choice((1, 2, 3, 4, 4, 4, 6))
+        compare = it % every == 0
+        ht, hz, words = N.tokenize_13a(h), N.tokenize_zh(h), N.split_words(h)
+        if compare:
+            assert ht == registry.tokenize_13a(h), (h,)
+            assert hz == registry.tokenize_zh(h), (h,)
+            assert words == chrf.split_words(h), (h,)
+        toks = [N.tokenize_13a(r) for r in refs]
+        prep = (
+            ngrams.reference_ngrams(toks, max_order) if compare else fake_prepared(toks, max_order)
+        )
+        got = N.hyp_row(ht, prep, max_order)
+        assert N.hyp_row_13a(h, prep, max_order) == got, (h, refs, max_order)
+        ztoks = [N.tokenize_zh(r) for r in refs]
+        pz = (
+            ngrams.reference_ngrams(ztoks, max_order)
+            if compare
+            else fake_prepared(ztoks, max_order)
+        )
+        got_zh = N.hyp_row_zh(h, pz, max_order)
+        (pure_prepare, pure_count), (c_prepare, c_count) = chrf_funcs[it % len(chrf_funcs)]
+        got_chrf = c_count(h, c_prepare(refs))
+        if compare:
+            assert got == ngrams.hyp_row(ht, prep, max_order), (h, refs, max_order)
+            assert got_zh == ngrams.hyp_row(hz, pz, max_order), (h, refs)
+            assert got_chrf == pure_count(h, pure_prepare(refs)), (h, refs, it % 4)
+            compared += 1
+        if it % 1000 == 0:  # the error paths too
+            for bad in ((["a", 3], prep, 4), (["a"], (1, 2), 4), (["a"], prep, "x")):
+                try:
+                    N.hyp_row(*bad)
+                except (TypeError, ValueError):
+                    pass
+                else:
+                    raise AssertionError(bad)
+        if it and it % 100_000 == 0:
+            print(f"{it} iterations, {time.time() - t0:.0f}s", flush=True)
+    print(
+        f"OK {iterations} iterations ({compared} compared with pure) seed {seed} "
+        f"in {time.time() - t0:.0f}s, kernels from {N.__file__}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,102 @@
+"""Leak check of the compiled kernels: many calls to each, RSS must stay flat
+and the reference counts of the inputs must not change.
+
+    python tools/leakcheck_kernels.py [TOTAL_CALLS]
+
+TOTAL_CALLS (default 10^7) is shared among the cases, error paths
+included.  Exits non-zero when RSS grows by 1 MiB or more in a case, or an
+input's reference count changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any, Callable
+
+from bleustream import kernels
+from bleustream.metrics import ngrams
+from bleustream.tokenizers import registry
+
+N = kernels.native
+
+
+def rss_kb() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def main(argv: list[str]) -> int:
+    if N is None:
+        print("leakcheck_kernels: the compiled kernels are not loaded (kernels: python)")
+        return 1
+    total = int(argv[1]) if len(argv) > 1 else 10_000_000
+    hyp = 'Die Katze sitzt auf der Matte, 1.5-2 &amp; "mehr" \U0001f600 \ud800 中文.'
+    ref = "Die Katze saß auf der Matte , 1.5-2 & mehr . die die die"
+    ref_tokens = registry.tokenize_13a(ref)
+    hyp_tokens = registry.tokenize_13a(hyp)
+    one = ngrams.one_reference(ref_tokens)
+    several = ngrams.reference_ngrams([ref_tokens, hyp_tokens, ref_tokens], 4)
+    refs3 = (ref, hyp, ref)
+    bad = ngrams.RefNgrams((1,), ([1],), None)  # type: ignore[list-item]
+    inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]
+
+    errors: list[Callable[[], Any]] = [
+        lambda: N.hyp_row(["a", 1], one, 4),
+        lambda: N.hyp_row(hyp_tokens, bad, 4),
+        lambda: N.hyp_row_13a(hyp, one, "x"),
+        lambda: N.chrf_ref_rows(hyp, (ref, 3), 6, 2, False),
+        lambda: N.hyp_row(hyp_tokens, one, 4, 5),
+        lambda: N.hyp_row(hyp_tokens, one, max_order=4, refs=one),
+    ]
+
+    def error_paths() -> None:
+        for call in errors:
+            with contextlib.suppress(TypeError, ValueError, OverflowError):
+                call()
+
+    cases: dict[str, tuple[Callable[[], Any], int]] = {
+        "tokenize_13a": (lambda: N.tokenize_13a(hyp), 1),
+        "tokenize_zh": (lambda: N.tokenize_zh(hyp), 1),
+        "split_words": (lambda: N.split_words(hyp), 1),
+        "hyp_row, 1 reference": (lambda: N.hyp_row(hyp_tokens, one, 4), 1),
+        "hyp_row, 3 references": (lambda: N.hyp_row(hyp_tokens, several, 4), 1),
+        "hyp_row_13a": (lambda: N.hyp_row_13a(hyp, several, 4), 1),
+        "hyp_row_zh": (lambda: N.hyp_row_zh(hyp, one, 4), 1),
+        "chrf_ref_rows": (lambda: N.chrf_ref_rows(hyp, refs3, 6, 2, False), 1),
+        "error paths": (error_paths, len(errors)),
+    }
+    per_case = total // sum(weight for _, weight in cases.values())
+    before = [sys.getrefcount(o) for o in inputs]
+    ok = True
+    done = 0
+    for name, (call, weight) in cases.items():
+        for _ in range(20_000):  # warm up: caches, allocator arenas
+            call()
+        start = rss_kb()
+        marks = []
+        loops = per_case
+        for i in range(loops):
+            call()
+            if i % (loops // 4 or 1) == 0:
+                marks.append(rss_kb())
+        end = rss_kb()
+        done += loops * weight
+        print(
+            f"{name:24s} {loops * weight:>9} calls: RSS {start} -> {end} kB "
+            f"(marks {marks}), growth {end - start} kB",
+            flush=True,
+        )
+        ok &= end - start < 1024
+    after = [sys.getrefcount(o) for o in inputs]
+    print(f"{done} calls; input reference counts unchanged: {before == after}")
+    ok &= before == after
+    print("LEAKCHECK", "OK" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

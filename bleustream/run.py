@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, TextIO
@@ -41,6 +41,7 @@ from bleustream.inputs.items import (
     count_item,
     input_name,
     items_of_segments,
+    peek_stdin_systems,
     stats_items,
     text_items,
 )
@@ -90,6 +91,9 @@ class RunOptions:
     keyed_refs: str | None = None
     allow_unpaired: bool = False
     systems: int = 1  # paste input: hypotheses per line
+    # REF files with tab-separated stdin: its fields are this many systems,
+    # named as SacreBLEU names them (set by ``run`` from the first line).
+    stdin_systems: int = 0
     jobs: int = 1  # worker processes counting segments
     num_refs: int = 1  # references per line of the one reference file
     test: Test | None = None  # confidence intervals or a paired test
@@ -115,6 +119,7 @@ class RunOptions:
             fairseq_hyp=self.fairseq_hyp,
             keyed_refs=self.keyed_refs,
             systems=self.systems,
+            stdin_systems=self.stdin_systems,
             num_refs=self.num_refs,
             sentence_level=self.sentence_level,
             scoring_overrides=self.scoring_overrides,
@@ -174,6 +179,11 @@ class _State:
 
 def _systems(options: RunOptions) -> list[str | int | None]:
     """The systems of text input: [None] for one, else their files or paste fields."""
+    if options.stdin_systems > 1:
+        names = [f"System {i}" for i in range(1, options.stdin_systems + 1)]
+        if options.test is not None and options.test.paired:
+            names = ["Baseline", *names[:-1]]  # SacreBLEU renumbers the others from 1
+        return list(names)
     if len(options.inputs) > 1:
         return list(options.inputs)
     if options.systems > 1:
@@ -234,6 +244,12 @@ def run(
             ctx = state.context()
             items = _prepend(first, items)
         else:
+            if stdin is not None and _splits_stdin(options):
+                stdin, options = _stdin_systems(stdin, options)
+                state = _State(options, options.specs, known_nrefs, _systems(options))
+                scorer = Scorer(state.specs, len(state.systems))
+                store = state.store()
+                ctx = state.context()
             segments, sources = text_items(options.reading, stdin, policy)
             items = items_of_segments(segments, options.reading, sources, policy)
         out.write(header(fmt, ctx))
@@ -326,12 +342,43 @@ def run(
         _say_what_was_left_out(say, state, scorer, policy, segments)
         finals = _finals(state, scorer, store, policy.count, unpaired)
         text = "" if started else header(fmt, ctx)
-        out.write(text + final_text(fmt, ctx, finals, options.test))
+        out.write(text + final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1))
     finally:
         signum = _restore_signals(masked)
     if signum is not None and status == EXIT_OK:
         status = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
     return status
+
+
+def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunOptions]:
+    """Stdin read again from its start, and the options with its systems:
+    the tab-separated fields of its first line."""
+    stdin, fields = peek_stdin_systems(stdin, options.encoding)
+    if fields > 1:
+        options = replace(options, stdin_systems=fields)
+        if options.test is not None and not options.test.paired:
+            raise UsageError(
+                f"stdin has {fields} tab-separated systems: -ci is for one system; "
+                "use a paired test (--paired-bs or --paired-ar) for several"
+            )
+    elif (options.test is not None and options.test.paired) or options.format == "latex":
+        what = "a paired test" if options.format != "latex" else "-f latex"
+        raise UsageError(
+            f"{what} needs at least two systems: stdin has one (give them as "
+            "tab-separated fields, or REF... -i BASELINE SYSTEM...)"
+        )
+    return stdin, options
+
+
+def _splits_stdin(options: RunOptions) -> bool:
+    """Whether stdin's tab-separated fields may be several systems: hypotheses
+    from stdin read in lockstep with REF files, as SacreBLEU reads them."""
+    return (
+        options.input_format == "paste"
+        and bool(options.refs)
+        and options.inputs == ("-",)
+        and options.systems == 1
+    )
 
 
 def _show_progress(progress: Progress, scorer: Scorer, first: Spec) -> None:
@@ -445,19 +492,35 @@ def system_names(systems: Sequence[str | int | None]) -> list[str]:
     return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
 
 
-def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
-    """The corpus records: one per system, or SacreBLEU's table of several systems."""
+def final_text(
+    fmt: str,
+    ctx: Context,
+    finals: Sequence[Record],
+    test: Test | None,
+    named_baseline: bool = False,
+) -> str:
+    """The corpus records: one per system, or SacreBLEU's table of several systems.
+
+    ``named_baseline``: the first system's name already says it is the
+    baseline (stdin's fields, as SacreBLEU names them).
+    """
     table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
     if table:
-        return _table(fmt, ctx, finals, test)
+        return _table(fmt, ctx, finals, test, named_baseline)
     if fmt == "text" and not ctx.score_only and test is not None:
         return _single_with_intervals(ctx, finals[0])
     return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
 
 
-def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Test | None) -> str:
+def _table(
+    fmt: str,
+    ctx: Context,
+    finals: Sequence[Record],
+    test: Test | None,
+    named_baseline: bool = False,
+) -> str:
     names = system_names([record.system for record in finals])
-    if test is not None and test.paired:
+    if test is not None and test.paired and not named_baseline:
         names[0] = f"Baseline: {names[0]}"
     results = []
     for name, record in zip(names, finals):

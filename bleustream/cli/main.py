@@ -162,9 +162,14 @@ def _test(options: dict[str, Any]) -> Test | None:
         require_numpy(_TEST_OPTIONS[test.kind])  # before anything is read
     # Statistics read back from one stream name their systems in the
     # records: the run checks those once it has read them.
+    # Nor does stdin read with REF files: its tab-separated fields are systems.
     one_system = max(len(options["input"]), options["systems"]) < 2 and not (
         options["input_format"] == "stats" and len(options["input"]) < 2
     )
+    stdin_fields = (
+        options["input_format"] == "paste" and options["refs"] and options["input"] == ["-"]
+    )
+    one_system = one_system and not stdin_fields
     if test is not None and test.paired and one_system:
         raise UsageError(
             "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "

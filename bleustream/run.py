@@ -54,7 +54,6 @@ from bleustream.output.records import (
     FORMATTERS,
     Context,
     Record,
-    format_signature,
     header,
     notes_of,
 )
@@ -98,6 +97,7 @@ class RunOptions:
     num_refs: int = 1  # references per line of the one reference file
     test: Test | None = None  # confidence intervals or a paired test
     progress: bool = False  # progress lines on the progress stream
+    short: bool = False  # SacreBLEU's short signatures in text
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -166,6 +166,7 @@ class _State:
             score_only=self.options.score_only,
             named_systems=len(self.systems) > 1,
             test=test.kind if test is not None else None,
+            short=self.options.short,
         )
 
     def store(self) -> SegmentStore | None:
@@ -536,10 +537,7 @@ def _table(
                     found.p_value if found else None,
                 )
             )
-    signatures = {
-        spec.label: format_signature(signature)
-        for spec, signature in zip(ctx.specs, ctx.signatures)
-    }
+    signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
     make = latex_report if fmt == "latex" else text_report
@@ -552,12 +550,12 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
     """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
     lines = []
     notes = notes_of(record)
-    for index, (spec, signature, score) in enumerate(zip(ctx.specs, ctx.signatures, record.scores)):
+    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         found = record.results[index] if record.results else None
         result = Result(
             "", spec.label, score.score, found.mean if found else None, found.ci if found else None
         )
         detail = spec.metric.verbose(score, spec.settings)
-        line = single_line(result, format_signature(signature), detail, ctx.width)
+        line = single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")
     return "".join(lines)

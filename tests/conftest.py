@@ -17,6 +17,7 @@ a reason that says so.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,8 +28,16 @@ import pytest
 
 from bleustream.parallel.pool import available_cores
 
-REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
-REAL_DATA_MISSING = "../shared/data/real not present: real-data checks need the shared WMT/TED sets"
+# ../shared/data/real beside the checkout, or where BLEUSTREAM_REAL_DATA says
+# (a checkout elsewhere, such as a worktree).
+REAL_DATA = Path(
+    os.environ.get("BLEUSTREAM_REAL_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real"
+)
+REAL_DATA_MISSING = (
+    "../shared/data/real (or $BLEUSTREAM_REAL_DATA) not present: "
+    "real-data checks need the shared WMT/TED sets"
+)
 
 
 @dataclass(frozen=True)

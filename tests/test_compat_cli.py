@@ -145,3 +145,125 @@ def test_stdin_systems_of_uneven_fields_are_an_error(data: Path) -> None:
     ours = bleustream("ref", input=b"a\tb\nc\n" + b"d\te\n" * 298, cwd=data)
     assert ours.returncode == 65
     assert b"tab-separated" in ours.stderr and len(ours.stderr.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------
+# Options and abbreviations as SacreBLEU reads them
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--tok", "intl"),
+        ("--token=char",),
+        ("--lower",),
+        ("--smooth-m", "floor"),
+        ("--sh",),
+        ("-sh", "-m", "ter"),
+        ("--short", "-w", "3"),
+        ("-e", "utf-8"),
+        ("-j", "2"),
+        ("--paired-jobs", "2"),
+        ("--force", "-q", "-nc"),
+        ("-tintl",),
+    ],
+)
+def test_options_and_abbreviations_mean_what_they_mean_in_sacrebleu(
+    data: Path, args: tuple[str, ...]
+) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-f", "text", *args)
+    theirs = sacrebleu(*line, cwd=data)
+    ours = bleustream(*line, cwd=data)
+    assert ours.returncode != 0 or masked(ours.stdout) == masked(theirs.stdout), ours.stderr
+    assert (ours.returncode == 0) == (theirs.returncode == 0), ours.stderr.decode()
+
+
+def test_t_is_the_test_set_never_the_tokenizer(data: Path) -> None:
+    """``-t none`` must not score with ``-tok none``: it names a test set."""
+    ours = bleustream("-t", "none", "ref", "-i", SYSTEMS[0], cwd=data)
+    assert ours.returncode == 2
+    assert b"tok:none" not in ours.stdout
+    assert len(ours.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("abbreviation", ["--conf", "--chrf-w", "--paired", "-to"])
+def test_abbreviations_ambiguous_to_sacrebleu_are_refused(data: Path, abbreviation: str) -> None:
+    theirs = sacrebleu("ref", "-i", SYSTEMS[0], abbreviation, "1", cwd=data)
+    ours = bleustream("ref", "-i", SYSTEMS[0], abbreviation, "1", cwd=data)
+    assert theirs.returncode == ours.returncode == 2
+    assert b"ambiguous" in ours.stderr
+
+
+# --------------------------------------------------------------------------
+# Test sets, from a SacreBLEU cache laid out in tmp_path
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A $SACREBLEU with WMT17 en-de's five field files (the reference real, the
+    source and metadata empty: not in the shared data)."""
+    if not WMT17.is_dir():
+        pytest.skip(REAL_DATA_MISSING)
+    where = tmp_path_factory.mktemp("sacrebleu-cache")
+    (where / "wmt17").mkdir()
+    reference = (WMT17 / "newstest2017.en-de.ref.de").read_bytes()
+    (where / "wmt17" / "wmt17.en-de.ref").write_bytes(reference)
+    for field in ("src", "docid", "genre", "origlang"):
+        (where / "wmt17" / f"wmt17.en-de.{field}").write_bytes(b"")
+    return where
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-t", "wmt17", "-l", "en-de", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "-f", "text", "-m", "chrf", "-b"),
+        ("--test-set", "wmt17", "--language-pair", "en-de", "-f", "text", "-tok", "intl"),
+        ("-t", "wmt17", "-l", "en-de", "--echo", "ref"),
+        ("--list", "-t", "wmt17"),
+        ("--list", "-l", "en-de"),
+        ("--download", "wmt17", "-l", "en-de"),
+    ],
+)
+def test_test_sets_as_sacrebleu_reads_its_cache(cache: Path, args: tuple[str, ...]) -> None:
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    line = (*args, "-i", hyp) if "-i" not in args and "--echo" not in args else args
+    if "--list" in args or "--download" in args:
+        line = args
+    env = {"SACREBLEU": str(cache)}
+    theirs = sacrebleu(*line, cwd=cache, env=env)
+    ours = bleustream(*line, cwd=cache, env=env)
+    assert (ours.returncode, masked(ours.stdout)) == (theirs.returncode, masked(theirs.stdout))
+
+
+def test_unknown_test_set_and_pair_are_one_line_with_the_hint(cache: Path) -> None:
+    env = {"SACREBLEU": str(cache)}
+    unknown = bleustream("-t", "wmt99", "-l", "en-de", cwd=cache, env=env)
+    assert unknown.returncode == 2 and b"--list" in unknown.stderr
+    pair = bleustream("-t", "wmt17", "-l", "en-xx", cwd=cache, env=env)
+    assert pair.returncode == 2 and b"en-de" in pair.stderr
+    assert len(unknown.stderr.splitlines()) == len(pair.stderr.splitlines()) == 1
+
+
+def test_a_cache_that_cannot_be_filled_is_one_line_naming_it(tmp_path: Path) -> None:
+    empty = tmp_path / "cache"
+    empty.mkdir()
+    (empty / "wmt17").mkdir()
+    (empty / "wmt17" / "raw").write_text("not a directory")  # nothing can be fetched there
+    ours = bleustream("-t", "wmt17", "-l", "en-de", env={"SACREBLEU": str(empty)}, cwd=tmp_path)
+    assert ours.returncode == 74, ours.stderr
+    (line,) = ours.stderr.decode().splitlines()
+    assert "wmt17/en-de" in line and str(empty) in line
+
+
+def test_without_the_testsets_extra_a_test_set_is_one_line_naming_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    (blocker / "sacrebleu").mkdir(parents=True)
+    (blocker / "sacrebleu" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = {"PYTHONPATH": str(blocker)}
+    ours = bleustream("-t", "wmt17", "-l", "en-de", env=env, cwd=tmp_path)
+    assert ours.returncode == 2
+    (line,) = ours.stderr.decode().splitlines()
+    assert "bleustream[testsets]" in line

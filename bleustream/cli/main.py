@@ -17,6 +17,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
+from bleustream.cli import testsets
+from bleustream.cli.abbrev import expand_abbreviations
 from bleustream.cli.config import (
     FROM_COMMAND_LINE,
     FROM_DEFAULT,
@@ -26,7 +28,14 @@ from bleustream.cli.config import (
     merge,
     render,
 )
-from bleustream.cli.options import DEFAULTS, PROG, build_parser, config_options, to_stderr
+from bleustream.cli.options import (
+    DEFAULTS,
+    PROG,
+    build_parser,
+    config_options,
+    option_dests,
+    to_stderr,
+)
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,
@@ -65,6 +74,9 @@ def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str,
     options, origins = merge(DEFAULTS, given, config)
     options["refs"] = args.refs
     options["input"] = args.input
+    for key in ("test_set", "echo", "list", "citation", "origlang", "subset", "download"):
+        options[key] = getattr(args, key)
+    options["detail"] = args.detail
     options["origins"] = origins
     return options
 
@@ -105,6 +117,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         systems=options["systems"],
         jobs=_jobs(options["jobs"]),
         progress=options["progress"],
+        short=options["short"],
         num_refs=options["num_refs"],
         test=_test(options),
         scoring_overrides=_scoring_overrides(options),
@@ -243,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stdout: BinaryIO | None = getattr(sys.stdout, "buffer", None)
     try:
         parser = build_parser()
+        argv = expand_abbreviations(sys.argv[1:] if argv is None else argv, option_dests())
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version or a usage error
@@ -251,6 +265,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
+        if options["detail"]:
+            raise UsageError("--detail (-d) is not supported: score each origlang or subset alone")
+        if testsets.wanted(options):
+            testsets.check(options)
+            text = testsets.action(options)
+            if text is not None:
+                if stdout is None:
+                    raise WriteError("standard output is closed")
+                Output(stdout).write(text)
+                return EXIT_OK
+            options["refs"] = testsets.reference_files(options)
         run_options = check_options(options, config)
         if stdout is None:
             raise WriteError("standard output is closed")

@@ -148,7 +148,7 @@ TABLE: tuple[Group, ...] = (
                 "seconds otherwise)",
             ),
             Option(
-                ("-j", "--jobs"),
+                ("-j", "--jobs", "--paired-jobs"),
                 "jobs",
                 1,
                 kind="int",
@@ -156,7 +156,125 @@ TABLE: tuple[Group, ...] = (
                 maximum=MAX_JOBS,
                 metavar="N",
                 help="count segments in N worker processes (0: one per core; default: 1); "
-                "the output is the same as with one",
+                "the output is the same as with one (--paired-jobs is SacreBLEU's name)",
+            ),
+            Option(
+                ("-sh", "--short"),
+                "short",
+                False,
+                kind="bool",
+                help="SacreBLEU's short signatures (#:1|c:mixed|...|v:...)",
+            ),
+            Option(
+                ("-q", "--quiet"),
+                "quiet",
+                False,
+                kind="bool",
+                help="no warnings or notes on stderr (errors still are)",
+            ),
+            Option(
+                ("-nc", "--no-color"),
+                "no_color",
+                False,
+                kind="flag",
+                config=False,
+                help="no colours: accepted for SacreBLEU's sake; bleustream never colours",
+            ),
+            Option(
+                ("--force",),
+                "force",
+                False,
+                kind="bool",
+                help="no warning that the hypotheses look tokenized (100 or more end in ' .')",
+            ),
+            Option(
+                ("--allow-empty",),
+                "allow_empty",
+                False,
+                kind="bool",
+                help="an input with no segments scores 0 and exits 0, instead of status 65",
+            ),
+            Option(
+                ("--compat",),
+                "compat",
+                "bleustream",
+                kind="choice",
+                choices=("bleustream", "sacrebleu"),
+                help="sacrebleu: SacreBLEU's defaults and layouts (JSON for one system, its "
+                "tables, -sl lines); also BLEUSTREAM_COMPAT=sacrebleu (default: bleustream)",
+            ),
+        ),
+    ),
+    Group(
+        "SacreBLEU's test sets (need the sacrebleu package: pip install 'bleustream[testsets]')",
+        (
+            Option(
+                ("-t", "--test-set"),
+                "test_set",
+                None,
+                metavar="NAME",
+                config=False,
+                help="references from SacreBLEU's test set NAME (comma-separated: several in "
+                "turn), from its cache ($SACREBLEU, else ~/.sacrebleu); needs -l",
+            ),
+            Option(
+                ("--echo",),
+                "echo",
+                None,
+                metavar="FIELD",
+                multiple=True,
+                config=False,
+                help="print the test set's fields (src, ref, docid, ...; all) tab-separated "
+                "and exit",
+            ),
+            Option(
+                ("--list",),
+                "list",
+                False,
+                kind="flag",
+                config=False,
+                help="list the test sets (with -t: its pairs and fields) and exit",
+            ),
+            Option(
+                ("--citation", "--cite"),
+                "citation",
+                False,
+                kind="flag",
+                config=False,
+                help="print the BibTeX of the -t test sets and exit",
+            ),
+            Option(
+                ("-ol", "--origlang"),
+                "origlang",
+                None,
+                metavar="LANG",
+                config=False,
+                help="only the documents of original language LANG (non-LANG: the others)",
+            ),
+            Option(
+                ("--subset",),
+                "subset",
+                None,
+                metavar="REGEX",
+                config=False,
+                help="only the documents whose domain annotation matches REGEX",
+            ),
+            Option(
+                ("--download",),
+                "download",
+                None,
+                metavar="NAME",
+                config=False,
+                help="download test set NAME (all pairs, or -l's) into the cache and exit",
+            ),
+            Option(
+                ("-d", "--detail"),
+                "detail",
+                False,
+                kind="flag",
+                config=False,
+                help="scores by original language and domain (needs -t); not supported: "
+                "an error naming it",
             ),
         ),
     ),
@@ -223,7 +341,7 @@ TABLE: tuple[Group, ...] = (
         "input",
         (
             Option(
-                ("--encoding",),
+                ("-e", "--encoding"),
                 "encoding",
                 "utf-8",
                 metavar="NAME",
@@ -357,6 +475,17 @@ def all_options() -> Iterator[Option]:
     """Every option of the command line, in ``--help`` order."""
     for group in groups():
         yield from group.options
+
+
+def option_dests() -> dict[str, str]:
+    """Every option string of the command line, and the setting it sets."""
+    dests = {"-h": "help", "--help": "help", "-V": "version", "--version": "version"}
+    for option in all_options():
+        for flag in option.flags:
+            dests[flag] = option.dest
+            if option.kind == "bool" and flag.startswith("--"):
+                dests["--no-" + flag[2:]] = option.dest
+    return dests
 
 
 def config_options() -> list[Option]:

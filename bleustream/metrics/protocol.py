@@ -38,6 +38,7 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   SacreBLEU's ``sentence_score`` computes it (BLEU turns on effective order);
 * ``signature(S, nrefs) -> dict[str, str]``: SacreBLEU's signature fields in
   its order, ``version`` last;
+* ``SHORT_KEYS``: SacreBLEU's ``--short`` names of its signature keys;
 * ``json_fields(Score, S) -> dict``: what a JSON record holds besides
   ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
   such as BLEU's precisions);

@@ -72,10 +72,25 @@ class Context:
     score_only: bool = False
     named_systems: bool = False  # records carry a system name
     test: str | None = None  # "ci", "bs" or "ar": records carry test results
+    short: bool = False  # SacreBLEU's short signatures in text
+
+    def signature_text(self, index: int) -> str:
+        """The signature of the metric at ``index`` as text lines show it."""
+        spec = self.specs[index]
+        short = getattr(spec.metric, "SHORT_KEYS", {}) if self.short else None
+        return format_signature(self.signatures[index], short)
 
 
-def format_signature(fields: dict[str, str]) -> str:
-    return "|".join(f"{key}:{value}" for key, value in fields.items())
+# SacreBLEU's --short names of the signature keys every metric shares.
+SHORT_KEYS = {"nrefs": "#", "bs": "bs", "ar": "ar", "seed": "rs", "version": "v"}
+
+
+def format_signature(fields: dict[str, str], short_keys: dict[str, str] | None = None) -> str:
+    """``key:value|...``; with ``short_keys`` (a metric's), SacreBLEU's ``--short`` form."""
+    if short_keys is None:
+        return "|".join(f"{key}:{value}" for key, value in fields.items())
+    names = {**SHORT_KEYS, **short_keys}
+    return "|".join(f"{names.get(key, key)}:{value}" for key, value in fields.items())
 
 
 def _scores_only(record: Record, ctx: Context) -> str:
@@ -106,10 +121,9 @@ def format_text(record: Record, ctx: Context) -> str:
     if record.kind == "corpus":
         notes = notes_of(record)
         lines = []
-        for spec, signature, score in zip(ctx.specs, ctx.signatures, record.scores):
-            text = (
-                f"{prefix}{spec.label}|{format_signature(signature)} = {score.score:.{ctx.width}f}"
-            )
+        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+            signature = ctx.signature_text(index)
+            text = f"{prefix}{spec.label}|{signature} = {score.score:.{ctx.width}f}"
             detail = spec.metric.verbose(score, spec.settings)
             lines.append(text + (f" {detail}" if detail else "") + notes + "\n")
         return "".join(lines)

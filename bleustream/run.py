@@ -98,6 +98,9 @@ class RunOptions:
     test: Test | None = None  # confidence intervals or a paired test
     progress: bool = False  # progress lines on the progress stream
     short: bool = False  # SacreBLEU's short signatures in text
+    # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
+    warn_tokenized: bool = False
+    allow_empty: bool = False  # no segments: scores of 0, not an error
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -228,6 +231,7 @@ def run(
     segments: Iterator[Any] = iter(())
     sources: list[LineSource] = []
     counter: ParallelCounter | None = None
+    tokenized: list[int] | None = None  # hypotheses ending in " .", per system
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
@@ -253,6 +257,11 @@ def run(
                 ctx = state.context()
             segments, sources = text_items(options.reading, stdin, policy)
             items = items_of_segments(segments, options.reading, sources, policy)
+        tokenized = (
+            [0] * len(state.systems)
+            if options.warn_tokenized and not options.sentence_level
+            else None
+        )
         out.write(header(fmt, ctx))
         started = True
         every = options.every
@@ -287,6 +296,10 @@ def run(
                 state.nrefs = len(item.refs)
                 ctx = state.context()
             before = scorer.segments if every else 0
+            if tokenized is not None:
+                for index, hyp in enumerate(item.hyps):
+                    if hyp.endswith(" ."):
+                        tokenized[index] += 1
             rows = counted or item.rows or count_item(scorer.counter, item, options.reading)
             scorer.accumulate(rows, item.segments)
             if store is not None:
@@ -340,10 +353,17 @@ def run(
             unpaired = segments.report.left_out
             if unpaired and not options.allow_unpaired:
                 status = EXIT_DATAERR
-        _say_what_was_left_out(say, state, scorer, policy, segments)
-        finals = _finals(state, scorer, store, policy.count, unpaired)
-        text = "" if started else header(fmt, ctx)
-        out.write(text + final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1))
+        empty = _say_what_was_left_out(say, state, scorer, policy, segments)
+        if empty and not options.allow_empty:
+            status = EXIT_DATAERR
+        else:
+            for count in tokenized or ():
+                if count >= 100:
+                    for line in TOKENIZED_WARNING:
+                        say(line)
+            finals = _finals(state, scorer, store, policy.count, unpaired)
+            text = "" if started else header(fmt, ctx)
+            out.write(text + final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1))
     finally:
         signum = _restore_signals(masked)
     if signum is not None and status == EXIT_OK:
@@ -392,26 +412,44 @@ def _segment_record(item: Item, scores: tuple[Any, ...], system: str | int | Non
     )
 
 
+# SacreBLEU's words (it always says 100).
+TOKENIZED_WARNING = (
+    "That's 100 lines that end in a tokenized period ('.')",
+    "It looks like you forgot to detokenize your test data, which may hurt your score.",
+    "If you insist your data is detokenized, or don't care, you can suppress this message "
+    "with the `force` parameter.",
+)
+
+
 def _say_what_was_left_out(
     say: Report, state: _State, scorer: Scorer, policy: BadLinePolicy, segments: Iterator[Any]
-) -> None:
+) -> bool:
     """The messages before the final record: bad lines skipped, an empty
-    input, segments left unpaired."""
+    input, segments left unpaired.  True for an empty input."""
+    empty = False
     if policy.count:
         say(
             f"skipped {count_of(policy.count, 'bad line')}; "
             f"the score covers {count_of(scorer.segments, 'segment')}"
         )
     if scorer.segments == 0 and not state.partial and not policy.count:
+        empty = True
         names = " and ".join(spec.label for spec in state.specs)
         verb = "is" if len(state.specs) == 1 else "are"
-        say(
-            f"no segments in the input ({input_name(state.options.reading)}); "
-            f"{names} {verb} 0 by definition"
-        )
+        if state.options.allow_empty:
+            say(
+                f"no segments in the input ({input_name(state.options.reading)}); "
+                f"{names} {verb} 0 by definition"
+            )
+        else:
+            say(
+                f"no segments in the input ({input_name(state.options.reading)}); "
+                "--allow-empty scores it as 0"
+            )
     if isinstance(segments, PairedSegments) and segments.report is not None:
         for message in segments.report.messages():
             say(message)
+    return empty
 
 
 def _finals(

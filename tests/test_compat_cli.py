@@ -267,3 +267,76 @@ def test_without_the_testsets_extra_a_test_set_is_one_line_naming_it(tmp_path: P
     assert ours.returncode == 2
     (line,) = ours.stderr.decode().splitlines()
     assert "bleustream[testsets]" in line
+
+
+# --------------------------------------------------------------------------
+# Empty input, SACREBLEU_SEED, the config file read, warnings
+# --------------------------------------------------------------------------
+
+TED_TOK = REAL_DATA / "compare-mt-ted-slk-en-tok"
+
+
+def messages(proc: subprocess.CompletedProcess[bytes], prefix: str) -> list[str]:
+    """stderr's lines without the program's prefix."""
+    return [line.removeprefix(prefix) for line in proc.stderr.decode().splitlines()]
+
+
+def test_empty_input_is_an_error_as_in_sacrebleu(data: Path) -> None:
+    (data / "empty").write_bytes(b"")
+    theirs = sacrebleu("empty", "-i", "empty", cwd=data)
+    ours = bleustream("empty", "-i", "empty", cwd=data)
+    assert theirs.returncode != 0
+    assert ours.returncode == 65 and ours.stdout == b""
+    assert len(ours.stderr.splitlines()) == 1 and b"--allow-empty" in ours.stderr
+    allowed = bleustream("empty", "-i", "empty", "--allow-empty", "-b", cwd=data)
+    assert (allowed.returncode, allowed.stdout) == (0, b"0.0\n")
+
+
+@pytest.mark.parametrize("seed", ["7", "none", "12345"])
+def test_sacrebleu_seed_is_honoured_without_seed(data: Path, seed: str) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-ci", "-cin", "50", "-f", "text")
+    theirs = sacrebleu(*line, cwd=data, env={"SACREBLEU_SEED": seed})
+    ours = bleustream(*line, cwd=data, env={"SACREBLEU_SEED": seed})
+    if seed == "none":  # fresh entropy: only the signature can agree
+        assert f"seed:{seed}|".encode() in ours.stdout and f"seed:{seed}|".encode() in theirs.stdout
+    else:
+        assert masked(ours.stdout) == masked(theirs.stdout)
+    given = bleustream(*line, "--seed", "3", cwd=data, env={"SACREBLEU_SEED": seed})
+    assert b"seed:3|" in given.stdout
+
+
+def test_a_config_file_found_is_named_on_stderr(data: Path, tmp_path: Path) -> None:
+    (tmp_path / "bleustream.toml").write_text("width = 2\n", encoding="utf-8")
+    args = (data / "ref", "-i", data / SYSTEMS[0], "-b")
+    found = bleustream(*args, cwd=tmp_path)
+    assert found.stderr == b"bleustream: settings read from bleustream.toml\n"
+    assert bleustream(*args, "-q", cwd=tmp_path).stderr == b""
+    named = bleustream(*args, "--config", "bleustream.toml", cwd=tmp_path)
+    assert named.stderr == b"" and named.stdout == found.stdout
+
+
+def test_forgot_to_detokenize_warning_is_sacrebleus(tmp_path: Path) -> None:
+    if not TED_TOK.is_dir():
+        pytest.skip(REAL_DATA_MISSING)
+    for name in ("ted.ref.eng", "ted.sys1.eng"):
+        lines = (TED_TOK / name).read_bytes().splitlines(keepends=True)[:500]
+        (tmp_path / name).write_bytes(b"".join(lines))
+    line = ("ted.ref.eng", "-i", "ted.sys1.eng", "-b")
+    theirs = sacrebleu(*line, cwd=tmp_path)
+    ours = bleustream(*line, cwd=tmp_path)
+    assert ours.stdout == theirs.stdout
+    assert len(messages(theirs, "sacreBLEU: ")) == 3
+    assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
+    for silent in ("--force", "-q"):
+        assert sacrebleu(*line, "--force", cwd=tmp_path).stderr == b""
+        assert bleustream(*line, silent, cwd=tmp_path).stderr == b""
+
+
+@pytest.mark.parametrize("pair", ["en-zh", "en-ja", "en-ko"])
+def test_tokenizer_advice_for_the_target_is_sacrebleus(data: Path, pair: str) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-l", pair, "-tok", "13a", "-b")
+    theirs = sacrebleu(*line, cwd=data)
+    ours = bleustream(*line, cwd=data)
+    assert ours.stdout == theirs.stdout
+    assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
+    assert bleustream(*line, "-q", cwd=data).stderr == b""

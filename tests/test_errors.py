@@ -179,8 +179,18 @@ def test_truncated_gzip(tmp_path: Path) -> None:
 # -- Odd but valid input -----------------------------------------------------
 
 
-def test_empty_input_scores_zero_and_says_so() -> None:
+def test_empty_input_is_an_error_in_one_line() -> None:
     proc = run("-f", "json", input=b"")
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert (
+        stderr_of(proc)
+        == "bleustream: no segments in the input (<stdin>); --allow-empty scores it as 0\n"
+    )
+
+
+def test_empty_input_with_allow_empty_scores_zero_and_says_so() -> None:
+    proc = run("-f", "json", "--allow-empty", input=b"")
     assert proc.returncode == 0
     (record,) = json_records(proc.stdout)
     assert record["score"] == 0.0
@@ -523,7 +533,8 @@ def test_help_into_a_full_disk() -> None:
 def test_unwritable_stderr_keeps_the_status(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     assert shell(f"$B ref -i {missing} 2>&-").returncode == 66
-    assert shell("$B 2>&-", input=b"").returncode == 0
+    assert shell("$B 2>&-", input=b"").returncode == 65
+    assert shell("$B --allow-empty 2>&-", input=b"").returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -567,7 +578,10 @@ def test_ids_that_decode_to_lone_surrogates_are_written_escaped(tmp_path: Path, 
         (["--max-ngram-order", "99999999999999"], "must be a whole number from 1 to 100"),
         (["-s", "floor", "-sv", "1e308"], "must be a number from 0 to 1000000"),
         (["-s", "floor", "-sv", "nan"], "must be a number from 0 to 1000000"),
-        (["-j", "100000"], "argument -j/--jobs: must be a whole number from 0 to 1024"),
+        (
+            ["-j", "100000"],
+            "argument -j/--jobs/--paired-jobs: must be a whole number from 0 to 1024",
+        ),
     ],
 )
 def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:

@@ -494,9 +494,9 @@ def test_no_segments_names_the_files_read(tmp_path: Path) -> None:
     (tmp_path / "a.stats").write_text("", encoding="utf-8")
     (tmp_path / "b.stats").write_text("\n", encoding="utf-8")
     proc = run("--input-format", "stats", "-b", "a.stats", "b.stats", cwd=tmp_path)
-    assert proc.returncode == 0
+    assert proc.returncode == 65
     assert proc.stderr.decode() == (
-        "bleustream: no segments in the input (a.stats, b.stats); BLEU is 0 by definition\n"
+        "bleustream: no segments in the input (a.stats, b.stats); --allow-empty scores it as 0\n"
     )
 
 

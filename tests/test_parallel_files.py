@@ -318,7 +318,7 @@ def test_names_of_descriptors(corpus: Path) -> None:
 
 
 def test_empty_files(corpus: Path) -> None:
-    one = same_as_one_job(corpus, "empty", "-i", "empty", "-f", "json")
+    one = same_as_one_job(corpus, "empty", "-i", "empty", "-f", "json", "--allow-empty")
     assert one.returncode == 0
     assert b"no segments in the input" in one.stderr
 

@@ -34,6 +34,7 @@ from bleustream.cli.options import (
     build_parser,
     config_options,
     option_dests,
+    seed_setting,
     to_stderr,
 )
 from bleustream.errors import (
@@ -120,6 +121,10 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         short=options["short"],
         num_refs=options["num_refs"],
         test=_test(options),
+        warn_tokenized=not options["quiet"]
+        and not options["force"]
+        and "bleu" in options["metrics"],
+        allow_empty=options["allow_empty"],
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
@@ -236,6 +241,44 @@ def apply_precedence(options: dict[str, Any]) -> None:
                     origins[dest] = FROM_COMMAND_LINE
 
 
+def _seed_from_environment(options: dict[str, Any]) -> None:
+    """SacreBLEU's seed, ``$SACREBLEU_SEED``, where --seed is not given."""
+    text = os.environ.get("SACREBLEU_SEED")
+    if text is None or options["origins"].get("seed") != FROM_DEFAULT:
+        return
+    try:
+        options["seed"] = seed_setting(text)
+    except ValueError as exc:
+        raise UsageError(f"SACREBLEU_SEED: {exc}") from None
+    options["origins"]["seed"] = "environment SACREBLEU_SEED"
+
+
+# SacreBLEU's advice when -tok is given and does not suit -l's target.
+_TOKENIZER_ADVICE = {
+    "zh": ("zh", "Chinese"),
+    "ja": ("ja-mecab", "Japanese"),
+    "ko": ("ko-mecab", "Korean"),
+}
+
+
+def warnings_of(options: dict[str, Any]) -> list[str]:
+    """SacreBLEU's warnings about the settings, before anything is read."""
+    out = []
+    given = options["origins"].get("tokenize") not in (FROM_DEFAULT, None)
+    pair = options.get("language_pair")
+    if "bleu" in options["metrics"] and given and pair and "-" in pair:
+        advice = _TOKENIZER_ADVICE.get(pair.split("-", 1)[1])
+        if advice and options["tokenize"] != advice[0]:
+            out.append(f"Consider using the '{advice[0]}' or 'spm' tokenizer for {advice[1]}.")
+    if options.get("test_set") and options["tokenize"] == "none" and "bleu" in options["metrics"]:
+        out.append(
+            "You are turning off BLEU's internal tokenizer presumably to supply your own "
+            "tokenized files."
+        )
+        out.append("Published numbers will not be comparable to other papers.")
+    return out
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
@@ -265,6 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
+        _seed_from_environment(options)
+        if config is not None and args.config is None and not options["quiet"]:
+            report(f"settings read from {config.origin}")
         if options["detail"]:
             raise UsageError("--detail (-d) is not supported: score each origlang or subset alone")
         if testsets.wanted(options):
@@ -277,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_OK
             options["refs"] = testsets.reference_files(options)
         run_options = check_options(options, config)
+        if not options["quiet"]:
+            for warning in warnings_of(options):
+                report(warning)
         if stdout is None:
             raise WriteError("standard output is closed")
         if args.show_config:

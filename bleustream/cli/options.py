@@ -35,7 +35,7 @@ MAX_JOBS = 1024
 MAX_SAMPLES = 10_000_000
 
 
-def _seed(text: str) -> str:
+def seed_setting(text: str) -> str:
     """A seed: a whole number, or ``none`` (any case) for fresh entropy."""
     if text.strip().lower() == "none":
         return "none"
@@ -170,7 +170,7 @@ TABLE: tuple[Group, ...] = (
                 "quiet",
                 False,
                 kind="bool",
-                help="no warnings or notes on stderr (errors still are)",
+                help="no warnings on stderr (SacreBLEU's, and the config file found); errors still are",
             ),
             Option(
                 ("-nc", "--no-color"),
@@ -330,7 +330,7 @@ TABLE: tuple[Group, ...] = (
                 ("--seed",),
                 "seed",
                 "12345",
-                reader=_seed,
+                reader=seed_setting,
                 metavar="N",
                 help="the random seed of resampling, or 'none' for fresh entropy (default: "
                 "SacreBLEU's 12345)",

@@ -54,10 +54,21 @@ from bleustream.output.records import (
     FORMATTERS,
     Context,
     Record,
+    format_signature,
     header,
     notes_of,
 )
-from bleustream.output.tables import latex_report, single_line, text_report
+from bleustream.output.tables import (
+    align_single_lines,
+    grid_report,
+    latex_report,
+    score_text,
+    single_json,
+    single_json_document,
+    single_line,
+    systems_json,
+    text_report,
+)
 from bleustream.scorer import Scorer, Summed
 from bleustream.significance.result import Result
 
@@ -101,6 +112,7 @@ class RunOptions:
     # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
     warn_tokenized: bool = False
     allow_empty: bool = False  # no segments: scores of 0, not an error
+    compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -170,6 +182,9 @@ class _State:
             named_systems=len(self.systems) > 1,
             test=test.kind if test is not None else None,
             short=self.options.short,
+            compat=self.options.compat,
+            sentence_only=self.options.sentence_level
+            and (self.options.score_only or self.options.compat),
         )
 
     def store(self) -> SegmentStore | None:
@@ -543,12 +558,85 @@ def final_text(
     ``named_baseline``: the first system's name already says it is the
     baseline (stdin's fields, as SacreBLEU names them).
     """
-    table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
+    if ctx.sentence_only:
+        return ""  # -sl -b (and -sl in SacreBLEU's layout): a line per segment, no more
+    if fmt == "json":
+        return _json_document(ctx, finals, test, named_baseline)
+    several = len(finals) > 1
+    table = fmt == "latex" or (fmt == "text" and several and (ctx.compat or not ctx.score_only))
     if table:
         return _table(fmt, ctx, finals, test, named_baseline)
+    if fmt == "text" and ctx.compat:
+        return _single_sacrebleu(ctx, finals[0])
     if fmt == "text" and not ctx.score_only and test is not None:
         return _single_with_intervals(ctx, finals[0])
     return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
+
+
+def _sacrebleu_order(ctx: Context) -> list[int]:
+    """The metrics as SacreBLEU prints one system's: by name, each once."""
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(ctx.specs):
+        seen.setdefault(spec.name, index)
+    return [seen[name] for name in sorted(seen)]
+
+
+def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
+    results = []
+    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+        found = record.results[index] if record.results else None
+        results.append(
+            Result(
+                name,
+                spec.label,
+                score.score,
+                found.mean if found else None,
+                found.ci if found else None,
+                found.p_value if found else None,
+            )
+        )
+    return results
+
+
+def _single_sacrebleu(ctx: Context, record: Record) -> str:
+    """``print_single_results`` as text: metrics by name, lines aligned on ``=``."""
+    results = _results_of(ctx, record)
+    lines = []
+    for index in _sacrebleu_order(ctx):
+        spec, result = ctx.specs[index], results[index]
+        if ctx.score_only:
+            lines.append(score_text(result, ctx.width))
+            continue
+        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        lines.append(single_line(result, ctx.signature_text(index), detail, ctx.width))
+    return "".join(line + "\n" for line in align_single_lines(lines))
+
+
+def _json_document(
+    ctx: Context, finals: Sequence[Record], test: Test | None, named_baseline: bool
+) -> str:
+    """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
+    if len(finals) > 1:
+        names = system_names([record.system for record in finals])
+        if test is not None and test.paired and not named_baseline:
+            names[0] = f"Baseline: {names[0]}"
+        results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
+        keep = set(_sacrebleu_order(ctx))
+        per = len(ctx.specs)
+        results = [r for i, r in enumerate(results) if i % per in keep]
+        return systems_json(results, test is not None and test.paired, ctx.width)
+    record = finals[0]
+    results = _results_of(ctx, record)
+    parts = []
+    for index in _sacrebleu_order(ctx):
+        spec, result = ctx.specs[index], results[index]
+        if ctx.score_only:
+            parts.append(score_text(result, ctx.width))
+            continue
+        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        signature = ctx.signatures[index]
+        parts.append(single_json(result, signature, format_signature(signature), detail, ctx.width))
+    return single_json_document(parts)
 
 
 def _table(
@@ -578,7 +666,7 @@ def _table(
     signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
-    make = latex_report if fmt == "latex" else text_report
+    make = latex_report if fmt == "latex" else grid_report if ctx.compat else text_report
     text = make(results, signatures, kind, n, ctx.width)
     notes = notes_of(finals[0])
     return text + (notes.strip() + "\n" if notes else "")

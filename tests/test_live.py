@@ -67,7 +67,7 @@ def corpus(seed: int, size: int, nrefs: int = 1) -> tuple[list[str], list[list[s
 @pytest.mark.parametrize("nrefs", [1, 2])
 def test_sentence_level_equals_sacrebleu_sentence_score(tok: str, nrefs: int) -> None:
     hyps, refs = corpus(seed=11 + nrefs, size=40, nrefs=nrefs)
-    proc = run("-sl", "-f", "json", "-tok", tok, input=paste(hyps, *refs))
+    proc = run("-sl", "-f", "jsonl", "-tok", tok, input=paste(hyps, *refs))
     assert proc.returncode == 0, proc.stderr
     records = json_records(proc.stdout)
     segments = [r for r in records if r["type"] == "segment"]
@@ -98,7 +98,7 @@ def test_sentence_level_smoothing(smooth: str) -> None:
 
 def test_every_n_equals_sacrebleu_on_the_lines_so_far() -> None:
     hyps, refs = corpus(seed=3, size=50, nrefs=2)
-    proc = run("--every", "7", "-f", "json", input=paste(hyps, *refs))
+    proc = run("--every", "7", "-f", "jsonl", input=paste(hyps, *refs))
     records = json_records(proc.stdout)
     running = [r for r in records if r["type"] == "running"]
     assert [r["line"] for r in running] == [7, 14, 21, 28, 35, 42, 49]
@@ -113,7 +113,7 @@ def test_every_n_equals_sacrebleu_on_the_lines_so_far() -> None:
 
 def test_sentence_level_and_every_combine_in_order() -> None:
     hyps, refs = corpus(seed=4, size=6)
-    proc = run("-sl", "--every", "2", "-f", "json", input=paste(hyps, *refs))
+    proc = run("-sl", "--every", "2", "-f", "jsonl", input=paste(hyps, *refs))
     kinds = [(r["type"], r.get("line")) for r in json_records(proc.stdout)]
     assert kinds == [
         ("segment", 1),
@@ -141,7 +141,7 @@ def test_three_formats_carry_the_same_numbers() -> None:
     hyps, refs = corpus(seed=21, size=12, nrefs=2)
     data = paste(hyps, *refs)
     args = ("-sl", "--every", "4", "-s", "floor")
-    from_json = json_records(run(*args, "-f", "json", input=data).stdout)
+    from_json = json_records(run(*args, "-f", "jsonl", input=data).stdout)
     tsv_text = run(*args, "-f", "tsv", input=data).stdout.decode()
     rows = list(csv.DictReader(io.StringIO(tsv_text), delimiter="\t"))
     assert list(rows[0].keys()) == BLEU_TSV_COLUMNS
@@ -191,7 +191,7 @@ def _read_line(stream: io.BufferedReader, timeout: float) -> bytes:
 def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
     hyps, refs = corpus(seed=9, size=5)
     proc = subprocess.Popen(
-        [*COMMAND, "-sl", "-f", "json"],
+        [*COMMAND, "-sl", "-f", "jsonl"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -216,7 +216,7 @@ def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
 def test_tail_follow_shows_records_as_lines_are_appended(tmp_path: Path) -> None:
     log = tmp_path / "translations.tsv"
     log.write_text("")
-    shell = f"tail -n +1 -f {log} | {' '.join(COMMAND)} --every 1 -f json"
+    shell = f"tail -n +1 -f {log} | {' '.join(COMMAND)} --every 1 -f jsonl"
     proc = subprocess.Popen(
         shell, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )

@@ -125,6 +125,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         and not options["force"]
         and "bleu" in options["metrics"],
         allow_empty=options["allow_empty"],
+        compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
@@ -241,6 +242,35 @@ def apply_precedence(options: dict[str, Any]) -> None:
                     origins[dest] = FROM_COMMAND_LINE
 
 
+def _apply_compat(options: dict[str, Any]) -> None:
+    """--compat sacrebleu (or BLEUSTREAM_COMPAT): SacreBLEU's defaults.
+
+    JSON for the format (``$SACREBLEU_FORMAT`` over ``-f``, as there), and
+    BLEU's effective order for sentence scores.  In either mode ``-f json``
+    with ``-sl`` writes text lines, as SacreBLEU does.
+    """
+    origins = options["origins"]
+    env = os.environ.get("BLEUSTREAM_COMPAT")
+    if origins.get("compat") == FROM_DEFAULT and env:
+        if env not in ("bleustream", "sacrebleu"):
+            raise UsageError(f"BLEUSTREAM_COMPAT: {env!r} is not one of bleustream, sacrebleu")
+        options["compat"], origins["compat"] = env, "environment BLEUSTREAM_COMPAT"
+    if options["compat"] == "sacrebleu":
+        if origins.get("format") == FROM_DEFAULT:
+            options["format"], origins["format"] = "json", "--compat sacrebleu"
+        wanted = os.environ.get("SACREBLEU_FORMAT", "").lower()
+        if wanted in ("json", "text", "latex"):
+            options["format"], origins["format"] = wanted, "environment SACREBLEU_FORMAT"
+        if options["sentence_level"] and origins.get("effective_order") == FROM_DEFAULT:
+            options["effective_order"] = True
+            origins["effective_order"] = "--compat sacrebleu"
+    if options["format"] == "json":
+        if options["sentence_level"]:
+            options["format"] = "text"
+        elif options["every"]:
+            raise UsageError("-f json is one document at the end: use -f jsonl with --every")
+
+
 def _seed_from_environment(options: dict[str, Any]) -> None:
     """SacreBLEU's seed, ``$SACREBLEU_SEED``, where --seed is not given."""
     text = os.environ.get("SACREBLEU_SEED")
@@ -309,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
         _seed_from_environment(options)
+        _apply_compat(options)
         if config is not None and args.config is None and not options["quiet"]:
             report(f"settings read from {config.origin}")
         if options["detail"]:

@@ -103,7 +103,9 @@ TABLE: tuple[Group, ...] = (
                 kind="choice",
                 choices=FORMATS,
                 help="text (SacreBLEU's line per metric), tsv (a header, then one row per "
-                "record) or json (JSON Lines, one object per metric per record); default: text",
+                "record), jsonl (JSON Lines, one object per metric per record), json "
+                "(SacreBLEU's JSON document, at the end), stats or latex; default: text "
+                "(json with --compat sacrebleu)",
             ),
             Option(
                 ("-w", "--width"),
@@ -170,7 +172,8 @@ TABLE: tuple[Group, ...] = (
                 "quiet",
                 False,
                 kind="bool",
-                help="no warnings on stderr (SacreBLEU's, and the config file found); errors still are",
+                help="no warnings on stderr (SacreBLEU's, and the config file found); "
+                "errors still are",
             ),
             Option(
                 ("-nc", "--no-color"),
@@ -512,7 +515,7 @@ EXAMPLES_HELP = """\
 examples:
   paste hyp.de ref.de | bleustream
   bleustream ref.de < hyp.de
-  bleustream ref.A.de ref.B.de -i hyp.de -f json
+  bleustream ref.A.de ref.B.de -i hyp.de -f jsonl
   bleustream -b ref.de -i hyp.de           # the score alone, for $(...)
   bleustream -sl --every 100 -f tsv ref.de < hyp.de
   fairseq-generate data-bin --path model.pt | bleustream --input-format fairseq

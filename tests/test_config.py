@@ -332,7 +332,8 @@ ERRORS = [
     (
         "table-value",
         "[format]\nname = 'json'\n",
-        "bleustream.toml: key 'format': must be one of text, tsv, jsonl, json, stats, latex, not a table",
+        "bleustream.toml: key 'format': must be one of text, tsv, jsonl, json, stats, latex, "
+        "not a table",
     ),
     (
         "syntax",

@@ -355,7 +355,7 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
         proc.kill()
         proc.wait()
     assert err == "bleustream: interrupted; the score covers the 3 segments read so far\n"
-    if fmt == "json":
+    if fmt == "jsonl":
         (record,) = json_records(final.encode())
         assert record["type"] == "corpus"
         assert record["partial"] is True

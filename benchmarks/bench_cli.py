@@ -11,7 +11,7 @@ wall-clock time, throughput and peak resident memory (the command's own
     bleustream ref.txt -i hyp.txt -b -w 6            lockstep, corpus score only
     bleustream -b -w 6 < paste.txt                   paste mode (hyp<TAB>ref)
     bleustream -sl -f tsv ref.txt -i hyp.txt         a record per segment
-    bleustream --every 1000 -f json ref.txt -i hyp.txt
+    bleustream --every 1000 -f jsonl ref.txt -i hyp.txt
     sacrebleu ref.txt -i hyp.txt -b -w 6             SacreBLEU's command line
 
 Every hypothesis and reference line gets a running number appended (" 17"),
@@ -89,8 +89,8 @@ def commands(
             [*bleustream, "-sl", "-f", "tsv", *tok, "ref.txt", "-i", "hyp.txt"],
         ),
         Command(
-            "bleustream --every 1000 -f json",
-            [*bleustream, "--every", "1000", "-f", "json", *tok, "ref.txt", "-i", "hyp.txt"],
+            "bleustream --every 1000 -f jsonl",
+            [*bleustream, "--every", "1000", "-f", "jsonl", *tok, "ref.txt", "-i", "hyp.txt"],
         ),
     ]
     if with_sacrebleu:

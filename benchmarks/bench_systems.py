@@ -9,7 +9,7 @@ the launcher of ``harness.py``:
     ``--wmt21-systems - 1`` systems, BLEU and chrF with a paired bootstrap
     test, run in the set's own directory::
 
-        bleustream REF.A REF.C REF.D -i BASE S1 S2 S3 S4 -m bleu chrf --paired-bs -f json
+        bleustream REF.A REF.C REF.D -i BASE S1 S2 S3 S4 -m bleu chrf --paired-bs -f jsonl
         sacrebleu REF.A REF.C REF.D -i BASE S1 S2 S3 S4 -m bleu chrf --paired-bs -f text -w 6
 
     Every number (score, bootstrap mean, 95% CI, p-value) must be equal at
@@ -140,7 +140,7 @@ def parse_sacrebleu_json(text: str) -> Table:
 
 
 def parse_bleustream_json(text: str, width: int = WIDTH) -> Table:
-    """bleustream's ``-f json`` records, formatted as SacreBLEU prints them."""
+    """bleustream's ``-f jsonl`` records, formatted as SacreBLEU prints them."""
     table: Table = {}
     for line in text.splitlines():
         record = json.loads(line)
@@ -227,7 +227,7 @@ def paired_commands(
     common: list[str], bleustream: list[str], sacrebleu: list[str], with_sacrebleu: bool
 ) -> list[Command]:
     """A paired test run by each tool with the same operands, in a form to parse."""
-    cmds = [Command(PAIRED_OURS, [*bleustream, *common, "-f", "json"], keep_output=True)]
+    cmds = [Command(PAIRED_OURS, [*bleustream, *common, "-f", "jsonl"], keep_output=True)]
     if with_sacrebleu:
         argv = [*sacrebleu, *common, "-f", "text", "-w", str(WIDTH)]
         cmds.append(Command(PAIRED_THEIRS, argv, keep_output=True, is_sacrebleu=True))
@@ -260,7 +260,7 @@ def case_wmt21(
     common = [*refs, "-i", *systems, "-m", "bleu", "chrf", *test_options(args)]
     cmds = paired_commands(common, bleustream, sacrebleu, True)
     # Beside the aim, which is one process's: what two workers give.
-    jobs = [*bleustream, *common, "-f", "json", "-j", "2"]
+    jobs = [*bleustream, *common, "-f", "jsonl", "-j", "2"]
     cmds.insert(1, Command(PAIRED_JOBS, jobs, keep_output=True))
     title = (
         f"(a) {WMT21_SET}: {entry['lines']:,} segments x {len(systems)} systems, "
@@ -300,7 +300,7 @@ def case_no_test(
     if full:
         cmds.append(Command(paste_name, paste, corpus.paste, keep_output=True))
     if full and corpus.lines <= args.skip_sacrebleu_above:
-        argv = [*sacrebleu, *files, "-f", "json", *width]
+        argv = [*sacrebleu, *files, "-f", "jsonl", *width]
         cmds.append(Command(NO_TEST_THEIRS, argv, keep_output=True, is_sacrebleu=True))
     title = f"(b) {corpus.lines:,} segments x {corpus.systems} systems, BLEU, no test"
     lines = corpus.lines * corpus.systems

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, TextIO
@@ -41,6 +41,7 @@ from bleustream.inputs.items import (
     count_item,
     input_name,
     items_of_segments,
+    peek_stdin_systems,
     stats_items,
     text_items,
 )
@@ -57,7 +58,17 @@ from bleustream.output.records import (
     header,
     notes_of,
 )
-from bleustream.output.tables import latex_report, single_line, text_report
+from bleustream.output.tables import (
+    align_single_lines,
+    grid_report,
+    latex_report,
+    score_text,
+    single_json,
+    single_json_document,
+    single_line,
+    systems_json,
+    text_report,
+)
 from bleustream.scorer import Scorer, Summed, Totals
 from bleustream.significance.result import Result
 
@@ -90,10 +101,18 @@ class RunOptions:
     keyed_refs: str | None = None
     allow_unpaired: bool = False
     systems: int = 1  # paste input: hypotheses per line
+    # REF files with tab-separated stdin: its fields are this many systems,
+    # named as SacreBLEU names them (set by ``run`` from the first line).
+    stdin_systems: int = 0
     jobs: int = 1  # worker processes counting segments
     num_refs: int = 1  # references per line of the one reference file
     test: Resampling | None = None  # confidence intervals or a paired test
     progress: bool = False  # progress lines on the progress stream
+    short: bool = False  # SacreBLEU's short signatures in text
+    # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
+    warn_tokenized: bool = False
+    allow_empty: bool = False  # no segments: scores of 0, not an error
+    compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -118,6 +137,7 @@ class RunOptions:
             fairseq_hyp=self.fairseq_hyp,
             keyed_refs=self.keyed_refs,
             systems=self.systems,
+            stdin_systems=self.stdin_systems,
             num_refs=self.num_refs,
             sentence_level=self.sentence_level,
             scoring_overrides=self.scoring_overrides,
@@ -164,6 +184,10 @@ class _State:
             score_only=self.options.score_only,
             named_systems=len(self.systems) > 1,
             test=test.kind if test is not None else None,
+            short=self.options.short,
+            compat=self.options.compat,
+            sentence_only=self.options.sentence_level
+            and (self.options.score_only or self.options.compat),
         )
 
     def store(self) -> SegmentStore | None:
@@ -177,6 +201,11 @@ class _State:
 
 def _systems(options: RunOptions) -> list[str | int | None]:
     """The systems of text input: [None] for one, else their files or paste fields."""
+    if options.stdin_systems > 1:
+        names = [f"System {i}" for i in range(1, options.stdin_systems + 1)]
+        if options.test is not None and options.test.paired:
+            names = ["Baseline", *names[:-1]]  # SacreBLEU renumbers the others from 1
+        return list(names)
     if len(options.inputs) > 1:
         return list(options.inputs)
     if options.systems > 1:
@@ -220,6 +249,7 @@ def run(
     segments: Iterator[Any] = iter(())
     sources: list[LineSource] = []
     counter: ParallelCounter | None = None
+    tokenized: list[int] | None = None  # hypotheses ending in " .", per system
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
@@ -237,8 +267,19 @@ def run(
             ctx = state.context()
             items = _prepend(first, items)
         else:
+            if stdin is not None and _splits_stdin(options):
+                stdin, options = _stdin_systems(stdin, options)
+                state = _State(options, options.specs, known_nrefs, _systems(options))
+                scorer = Scorer(state.specs, len(state.systems))
+                store = state.store()
+                ctx = state.context()
             segments, sources = text_items(options.reading, stdin, policy)
             items = items_of_segments(segments, options.reading, sources, policy)
+        tokenized = (
+            [0] * len(state.systems)
+            if options.warn_tokenized and not options.sentence_level
+            else None
+        )
         out.write(header(fmt, ctx))
         started = True
         every = options.every
@@ -273,6 +314,10 @@ def run(
                 state.nrefs = len(item.refs)
                 ctx = state.context()
             before = scorer.segments if every else 0
+            if tokenized is not None:
+                for index, hyp in enumerate(item.hyps):
+                    if hyp.endswith(" ."):
+                        tokenized[index] += 1
             rows = counted or item.rows or count_item(scorer.counter, item, options.reading)
             scorer.accumulate(rows, item.segments)
             if store is not None:
@@ -326,10 +371,17 @@ def run(
             unpaired = segments.report.left_out
             if unpaired and not options.allow_unpaired:
                 status = EXIT_DATAERR
-        _say_what_was_left_out(say, state, scorer, policy, segments)
-        finals = _finals(state, scorer, store, policy.count, unpaired)
-        text = "" if started else header(fmt, ctx)
-        out.write(text + final_text(fmt, ctx, finals, options.test))
+        empty = _say_what_was_left_out(say, state, scorer, policy, segments)
+        if empty and not options.allow_empty:
+            status = EXIT_DATAERR
+        else:
+            for count in tokenized or ():
+                if count >= 100:
+                    for line in TOKENIZED_WARNING:
+                        say(line)
+            finals = _finals(state, scorer, store, policy.count, unpaired)
+            text = "" if started else header(fmt, ctx)
+            out.write(text + final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1))
     finally:
         signum = _restore_signals(masked)
     if signum is not None and status == EXIT_OK:
@@ -354,6 +406,37 @@ def summed_text(
     return header(options.format, ctx) + final_text(options.format, ctx, finals, options.test)
 
 
+def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunOptions]:
+    """Stdin read again from its start, and the options with its systems:
+    the tab-separated fields of its first line."""
+    stdin, fields = peek_stdin_systems(stdin, options.encoding)
+    if fields > 1:
+        options = replace(options, stdin_systems=fields)
+        if options.test is not None and not options.test.paired:
+            raise UsageError(
+                f"stdin has {fields} tab-separated systems: -ci is for one system; "
+                "use a paired test (--paired-bs or --paired-ar) for several"
+            )
+    elif (options.test is not None and options.test.paired) or options.format == "latex":
+        what = "a paired test" if options.format != "latex" else "-f latex"
+        raise UsageError(
+            f"{what} needs at least two systems: stdin has one (give them as "
+            "tab-separated fields, or REF... -i BASELINE SYSTEM...)"
+        )
+    return stdin, options
+
+
+def _splits_stdin(options: RunOptions) -> bool:
+    """Whether stdin's tab-separated fields may be several systems: hypotheses
+    from stdin read in lockstep with REF files, as SacreBLEU reads them."""
+    return (
+        options.input_format == "paste"
+        and bool(options.refs)
+        and options.inputs == ("-",)
+        and options.systems == 1
+    )
+
+
 def _show_progress(progress: Progress, scorer: Scorer, first: Spec) -> None:
     progress.show(scorer.segments, f"{first.label} {scorer.raw_scores()[0].score:.2f}")
 
@@ -364,26 +447,44 @@ def _segment_record(item: Item, scores: tuple[Any, ...], system: str | int | Non
     )
 
 
+# SacreBLEU's words (it always says 100).
+TOKENIZED_WARNING = (
+    "That's 100 lines that end in a tokenized period ('.')",
+    "It looks like you forgot to detokenize your test data, which may hurt your score.",
+    "If you insist your data is detokenized, or don't care, you can suppress this message "
+    "with the `force` parameter.",
+)
+
+
 def _say_what_was_left_out(
     say: Report, state: _State, scorer: Scorer, policy: BadLinePolicy, segments: Iterator[Any]
-) -> None:
+) -> bool:
     """The messages before the final record: bad lines skipped, an empty
-    input, segments left unpaired."""
+    input, segments left unpaired.  True for an empty input."""
+    empty = False
     if policy.count:
         say(
             f"skipped {count_of(policy.count, 'bad line')}; "
             f"the score covers {count_of(scorer.segments, 'segment')}"
         )
     if scorer.segments == 0 and not state.partial and not policy.count:
+        empty = True
         names = " and ".join(spec.label for spec in state.specs)
         verb = "is" if len(state.specs) == 1 else "are"
-        say(
-            f"no segments in the input ({input_name(state.options.reading)}); "
-            f"{names} {verb} 0 by definition"
-        )
+        if state.options.allow_empty:
+            say(
+                f"no segments in the input ({input_name(state.options.reading)}); "
+                f"{names} {verb} 0 by definition"
+            )
+        else:
+            say(
+                f"no segments in the input ({input_name(state.options.reading)}); "
+                "--allow-empty scores it as 0"
+            )
     if isinstance(segments, PairedSegments) and segments.report is not None:
         for message in segments.report.messages():
             say(message)
+    return empty
 
 
 def _finals(
@@ -467,19 +568,108 @@ def system_names(systems: Sequence[str | int | None]) -> list[str]:
     return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
 
 
-def final_text(fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | None) -> str:
-    """The corpus records: one per system, or SacreBLEU's table of several systems."""
-    table = fmt == "latex" or (fmt == "text" and not ctx.score_only and len(finals) > 1)
+def final_text(
+    fmt: str,
+    ctx: Context,
+    finals: Sequence[Record],
+    test: Resampling | None,
+    named_baseline: bool = False,
+) -> str:
+    """The corpus records: one per system, or SacreBLEU's table of several systems.
+
+    ``named_baseline``: the first system's name already says it is the
+    baseline (stdin's fields, as SacreBLEU names them).
+    """
+    if ctx.sentence_only:
+        return ""  # -sl -b (and -sl in SacreBLEU's layout): a line per segment, no more
+    if fmt == "json":
+        return _json_document(ctx, finals, test, named_baseline)
+    several = len(finals) > 1
+    table = fmt == "latex" or (fmt == "text" and several and (ctx.compat or not ctx.score_only))
     if table:
-        return _table(fmt, ctx, finals, test)
+        return _table(fmt, ctx, finals, test, named_baseline)
+    if fmt == "text" and ctx.compat:
+        return _single_sacrebleu(ctx, finals[0])
     if fmt == "text" and not ctx.score_only and test is not None:
         return _single_with_intervals(ctx, finals[0])
     return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
 
 
-def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | None) -> str:
+def _sacrebleu_order(ctx: Context) -> list[int]:
+    """The metrics as SacreBLEU prints one system's: by name, each once."""
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(ctx.specs):
+        seen.setdefault(spec.name, index)
+    return [seen[name] for name in sorted(seen)]
+
+
+def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
+    results = []
+    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+        found = record.results[index] if record.results else None
+        results.append(
+            Result(
+                name,
+                spec.label,
+                score.score,
+                found.mean if found else None,
+                found.ci if found else None,
+                found.p_value if found else None,
+            )
+        )
+    return results
+
+
+def _single_sacrebleu(ctx: Context, record: Record) -> str:
+    """``print_single_results`` as text: metrics by name, lines aligned on ``=``."""
+    results = _results_of(ctx, record)
+    lines = []
+    for index in _sacrebleu_order(ctx):
+        spec, result = ctx.specs[index], results[index]
+        if ctx.score_only:
+            lines.append(score_text(result, ctx.width))
+            continue
+        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        lines.append(single_line(result, ctx.signature_text(index), detail, ctx.width))
+    return "".join(line + "\n" for line in align_single_lines(lines))
+
+
+def _json_document(
+    ctx: Context, finals: Sequence[Record], test: Resampling | None, named_baseline: bool
+) -> str:
+    """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
+    if len(finals) > 1:
+        names = system_names([record.system for record in finals])
+        if test is not None and test.paired and not named_baseline:
+            names[0] = f"Baseline: {names[0]}"
+        results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
+        keep = set(_sacrebleu_order(ctx))
+        per = len(ctx.specs)
+        results = [r for i, r in enumerate(results) if i % per in keep]
+        return systems_json(results, test is not None and test.paired, ctx.width)
+    record = finals[0]
+    results = _results_of(ctx, record)
+    parts = []
+    for index in _sacrebleu_order(ctx):
+        spec, result = ctx.specs[index], results[index]
+        if ctx.score_only:
+            parts.append(score_text(result, ctx.width))
+            continue
+        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        signature = ctx.signatures[index]
+        parts.append(single_json(result, signature, format_signature(signature), detail, ctx.width))
+    return single_json_document(parts)
+
+
+def _table(
+    fmt: str,
+    ctx: Context,
+    finals: Sequence[Record],
+    test: Resampling | None,
+    named_baseline: bool = False,
+) -> str:
     names = system_names([record.system for record in finals])
-    if test is not None and test.paired:
+    if test is not None and test.paired and not named_baseline:
         names[0] = f"Baseline: {names[0]}"
     results = []
     for name, record in zip(names, finals):
@@ -495,13 +685,10 @@ def _table(fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | 
                     found.p_value if found else None,
                 )
             )
-    signatures = {
-        spec.label: format_signature(signature)
-        for spec, signature in zip(ctx.specs, ctx.signatures)
-    }
+    signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
-    make = latex_report if fmt == "latex" else text_report
+    make = latex_report if fmt == "latex" else grid_report if ctx.compat else text_report
     text = make(results, signatures, kind, n, ctx.width)
     notes = notes_of(finals[0])
     return text + (notes.strip() + "\n" if notes else "")
@@ -511,12 +698,12 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
     """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
     lines = []
     notes = notes_of(record)
-    for index, (spec, signature, score) in enumerate(zip(ctx.specs, ctx.signatures, record.scores)):
+    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         found = record.results[index] if record.results else None
         result = Result(
             "", spec.label, score.score, found.mean if found else None, found.ci if found else None
         )
         detail = spec.metric.verbose(score, spec.settings)
-        line = single_line(result, format_signature(signature), detail, ctx.width)
+        line = single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")
     return "".join(lines)

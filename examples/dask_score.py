@@ -59,7 +59,7 @@ def build_dask_parser() -> argparse.ArgumentParser:
         "66 a file cannot be opened; 69 the scheduler cannot be reached; 71 a worker\n"
         "died; 74 a read or write error; 130 interrupted\n\n"
         "examples:\n"
-        f"  python {PROG} ref.A.de ref.B.de -i hyp.de -f json\n"
+        f"  python {PROG} ref.A.de ref.B.de -i hyp.de -f jsonl\n"
         f"  python {PROG} -i paste.tsv -m bleu chrf ter --workers 8\n"
         f"  python {PROG} ref.de -i hyp.de --scheduler tcp://10.0.0.5:8786 --partitions 256\n",
     )

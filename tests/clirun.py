@@ -36,7 +36,7 @@ def run(
 
 
 def json_records(stdout: bytes) -> list[dict[str, Any]]:
-    """The JSON Lines records of a ``-f json`` run."""
+    """The JSON Lines records of a ``-f jsonl`` run."""
     return [json.loads(line) for line in stdout.decode("utf-8").splitlines() if line]
 
 

@@ -6,7 +6,7 @@ with several settings: the score to 1e-9, the statistics equal, and the
 signature equal apart from its ``version`` field.  A registered metric
 without an entry in ``API_CASES`` fails the test, so a new metric cannot
 go unchecked.  ``Scorer`` fed in batches, its ``Totals`` pickled and added,
-and the command line's ``-f json``/``-f stats`` numbers must all be the
+and the command line's ``-f jsonl``/``-f stats`` numbers must all be the
 same as one call over everything.
 """
 
@@ -408,7 +408,7 @@ _NOT_IN_A_LINE = re.compile("[\n\r\ud800-\udfff]")
 
 
 def test_api_numbers_are_the_command_lines(tmp_path: Path) -> None:
-    """``-f json`` scores and signatures, ``-f stats`` statistics: the API's, exactly."""
+    """``-f jsonl`` scores and signatures, ``-f stats`` statistics: the API's, exactly."""
     hyps, refs = adversarial(41, 300, 2)
     hyps = [_NOT_IN_A_LINE.sub(" ", h).rstrip() for h in hyps]
     refs = [[_NOT_IN_A_LINE.sub(" ", r).rstrip() for r in stream] for stream in refs]
@@ -416,7 +416,7 @@ def test_api_numbers_are_the_command_lines(tmp_path: Path) -> None:
         with open(tmp_path / name, "w", encoding="utf-8", newline="\n") as handle:
             handle.writelines(f"{line}\n" for line in lines)
     args = ("--no-config", "ref.0", "ref.1", "-i", "hyp", "-m", *METRICS)
-    as_json = run(*args, "-f", "json", cwd=tmp_path)
+    as_json = run(*args, "-f", "jsonl", cwd=tmp_path)
     as_stats = run(*args, "-f", "stats", cwd=tmp_path)
     assert as_json.returncode == as_stats.returncode == 0, as_json.stderr
     records = [json.loads(line) for line in as_json.stdout.decode().splitlines()]

@@ -117,7 +117,7 @@ def test_gzip_inputs_are_read_transparently(tmp_path: Path) -> None:
 def test_json_record_matches_sacrebleu(tok: str, flags: list[str], kw: dict) -> None:
     hyps = [*HYPS, "中文的句子，很好。", "ｆｕｌｌ　ｗｉｄｔｈ"]
     refs = [*REFS, "中文句子，非常好。", "full width"]
-    proc = run("-tok", tok, "-f", "json", *flags, input=paste(hyps, refs))
+    proc = run("-tok", tok, "-f", "jsonl", *flags, input=paste(hyps, refs))
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     metric = BLEU(tokenize=tok, **kw)  # type: ignore[arg-type]
@@ -226,7 +226,7 @@ def test_real_bom_file_matches_sacrebleu_cli() -> None:
 
 def test_empty_reference_field_is_an_empty_reference() -> None:
     hyps, refs = ["a b c", "d e"], ["", "d e"]
-    proc = run("-f", "json", input=paste(hyps, refs))
+    proc = run("-f", "jsonl", input=paste(hyps, refs))
     (record,) = json_records(proc.stdout)
     expected = BLEU().corpus_score(hyps, [refs])
     assert record["ref_len"] == expected.ref_len == 2
@@ -235,7 +235,7 @@ def test_empty_reference_field_is_an_empty_reference() -> None:
 
 def test_lines_end_at_newline_only() -> None:
     text = "a\x0bb\x0cc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\rj\tA B C D\n"
-    proc = run("-f", "json", "-tok", "none", input=text)
+    proc = run("-f", "jsonl", "-tok", "none", input=text)
     (record,) = json_records(proc.stdout)
     assert record["segments"] == 1
     hyp = "a\x0bb\x0cc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\rj"

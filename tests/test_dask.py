@@ -87,7 +87,7 @@ def test_json_matches_the_command_line(scheduler: str, metric: str) -> None:
     reference length (a float for three references) must be added in input
     order, as one process adds it, to come out the same.
     """
-    args = [*operands(real("wmt21-en-de")), "-m", metric, "-f", "json", "--no-config"]
+    args = [*operands(real("wmt21-en-de")), "-m", metric, "-f", "jsonl", "--no-config"]
     expected = run(*args, timeout=120)
     assert expected.returncode == 0, expected.stderr
     got = example(*args, "--scheduler", scheduler, "--partitions", "7")

@@ -46,7 +46,7 @@ def test_invalid_utf8_in_a_named_file(tmp_path: Path) -> None:
 
 def test_other_encoding_is_decoded(tmp_path: Path) -> None:
     text = "Grüße aus Köln\tGrüße aus Köln\n"
-    proc = run("--encoding", "latin-1", "-f", "json", input=text.encode("latin-1"))
+    proc = run("--encoding", "latin-1", "-f", "jsonl", input=text.encode("latin-1"))
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     expected = BLEU().corpus_score(["Grüße aus Köln"], [["Grüße aus Köln"]])
@@ -54,7 +54,7 @@ def test_other_encoding_is_decoded(tmp_path: Path) -> None:
 
 
 def test_encoding_errors_replace_scores_the_replaced_text() -> None:
-    proc = run("--encoding-errors", "replace", "-f", "json", input=b"a b\xff c\ta b c\n")
+    proc = run("--encoding-errors", "replace", "-f", "jsonl", input=b"a b\xff c\ta b c\n")
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     expected = BLEU().corpus_score(["a b\ufffd c"], [["a b c"]])
@@ -179,8 +179,18 @@ def test_truncated_gzip(tmp_path: Path) -> None:
 # -- Odd but valid input -----------------------------------------------------
 
 
-def test_empty_input_scores_zero_and_says_so() -> None:
-    proc = run("-f", "json", input=b"")
+def test_empty_input_is_an_error_in_one_line() -> None:
+    proc = run("-f", "jsonl", input=b"")
+    assert proc.returncode == 65
+    assert proc.stdout == b""
+    assert (
+        stderr_of(proc)
+        == "bleustream: no segments in the input (<stdin>); --allow-empty scores it as 0\n"
+    )
+
+
+def test_empty_input_with_allow_empty_scores_zero_and_says_so() -> None:
+    proc = run("-f", "jsonl", "--allow-empty", input=b"")
     assert proc.returncode == 0
     (record,) = json_records(proc.stdout)
     assert record["score"] == 0.0
@@ -203,7 +213,7 @@ def test_empty_input_scores_zero_and_says_so() -> None:
     ],
 )
 def test_odd_input_scores_as_sacrebleu(data: bytes, hyps: list[str], refs: list[str]) -> None:
-    proc = run("-f", "json", input=data)
+    proc = run("-f", "jsonl", input=data)
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     expected = BLEU().corpus_score(hyps, [refs])
@@ -218,7 +228,7 @@ def test_fifty_megabyte_line() -> None:
     hyp = " ".join(words)
     assert len(hyp) >= 50_000_000
     ref = " ".join(words[: len(words) // 2])
-    proc = run("-f", "json", input=f"{hyp}\t{ref}\n", timeout=300)
+    proc = run("-f", "jsonl", input=f"{hyp}\t{ref}\n", timeout=300)
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     expected = BLEU().corpus_score([hyp], [[ref]])
@@ -231,7 +241,7 @@ def test_fifty_megabyte_line() -> None:
 
 def test_skip_bad_lines_counts_and_reports() -> None:
     data = b"a b c\ta b c\nbad \xff\tx\nno tab here\nd e\td e\nf\tg\th\n"
-    proc = run("--skip-bad-lines", "-f", "json", input=data)
+    proc = run("--skip-bad-lines", "-f", "jsonl", input=data)
     assert proc.returncode == 0
     err = stderr_of(proc).splitlines()
     assert err[0] == "bleustream: <stdin>:2: invalid UTF-8 (byte 0xff at column 5) (line skipped)"
@@ -250,7 +260,7 @@ def test_skip_bad_lines_in_lockstep_skips_the_whole_segment(tmp_path: Path) -> N
     ref = tmp_path / "ref"
     ref.write_bytes(b"one two three four\nbad \xfe ref\nfive six seven eight\n")
     hyps = "one two three four\nx y\nfive six seven eight\n"
-    proc = run(ref, "--skip-bad-lines", "-f", "json", input=hyps)
+    proc = run(ref, "--skip-bad-lines", "-f", "jsonl", input=hyps)
     assert proc.returncode == 0
     (record,) = json_records(proc.stdout)
     assert record["segments"] == 2
@@ -286,7 +296,7 @@ def test_skip_bad_line_skips_it_in_every_system(
             lines[line - 1] = lines[line - 1][:2] + b"\xff" + lines[line - 1][2:]
         (tmp_path / name).write_bytes(b"".join(lines))
     proc = run(
-        "ref", "-i", "base", "other", "--skip-bad-lines", "-f", "json", "-j", jobs, cwd=tmp_path
+        "ref", "-i", "base", "other", "--skip-bad-lines", "-f", "jsonl", "-j", jobs, cwd=tmp_path
     )
     assert proc.returncode == 0, stderr_of(proc)
     assert stderr_of(proc).splitlines() == [
@@ -321,7 +331,7 @@ def test_skip_bad_last_line_does_not_hide_a_short_system(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     "signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
 )
-@pytest.mark.parametrize("fmt", ["json", "tsv", "text"])
+@pytest.mark.parametrize("fmt", ["jsonl", "tsv", "text"])
 def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str) -> None:
     proc = subprocess.Popen(
         [*COMMAND, "--every", "1", "-f", fmt],
@@ -345,7 +355,7 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
         proc.kill()
         proc.wait()
     assert err == "bleustream: interrupted; the score covers the 3 segments read so far\n"
-    if fmt == "json":
+    if fmt == "jsonl":
         (record,) = json_records(final.encode())
         assert record["type"] == "corpus"
         assert record["partial"] is True
@@ -362,7 +372,10 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
 def assert_sigint_reports_nothing_read(args: list[str], stdin: int, wait: float) -> None:
     """SIGINT ``wait`` seconds after start: a partial record of 0 segments, status 130."""
     proc = subprocess.Popen(
-        [*COMMAND, "-f", "json", *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [*COMMAND, "-f", "jsonl", *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         time.sleep(wait)
@@ -393,7 +406,7 @@ def test_full_disk_exits_74() -> None:
 
 
 def test_error_message_comes_before_any_score() -> None:
-    proc = run("--every", "1", "-f", "json", input=b"a\ta\nb\tb\n\xff\tc\nd\td\n")
+    proc = run("--every", "1", "-f", "jsonl", input=b"a\ta\nb\tb\n\xff\tc\nd\td\n")
     assert proc.returncode == 65
     records = json_records(proc.stdout)
     assert [r["type"] for r in records] == ["running", "running"]
@@ -406,7 +419,7 @@ def test_error_message_comes_before_any_score() -> None:
 FUZZ_FLAGS = [
     [],
     ["--skip-bad-lines"],
-    ["-sl", "-f", "json"],
+    ["-sl", "-f", "jsonl"],
     ["-f", "tsv", "--every", "2"],
     ["--encoding-errors", "replace"],
     ["-tok", "intl"],
@@ -452,7 +465,7 @@ def test_fuzz_valid_structured_input_scores_as_sacrebleu(seed: int) -> None:
     rng = random.Random(1000 + seed)
     data, hyps, refs = _random_paste(rng)
     tok = rng.choice(["13a", "intl", "zh", "char", "none"])
-    proc = run("-f", "json", "-tok", tok, input=data)
+    proc = run("-f", "jsonl", "-tok", tok, input=data)
     assert proc.returncode == 0, proc.stderr
     (record,) = json_records(proc.stdout)
     expected = BLEU(tokenize=tok).corpus_score(hyps, refs)
@@ -523,7 +536,8 @@ def test_help_into_a_full_disk() -> None:
 def test_unwritable_stderr_keeps_the_status(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     assert shell(f"$B ref -i {missing} 2>&-").returncode == 66
-    assert shell("$B 2>&-", input=b"").returncode == 0
+    assert shell("$B 2>&-", input=b"").returncode == 65
+    assert shell("$B --allow-empty 2>&-", input=b"").returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -547,7 +561,7 @@ def test_codec_that_fails_without_a_position() -> None:
     assert stderr_of(proc).startswith("bleustream: <stdin>:2: invalid idna (")
 
 
-@pytest.mark.parametrize("fmt", ["text", "tsv", "json"])
+@pytest.mark.parametrize("fmt", ["text", "tsv", "jsonl"])
 def test_ids_that_decode_to_lone_surrogates_are_written_escaped(tmp_path: Path, fmt: str) -> None:
     # UTF-7 decodes "+2D0-" to a lone surrogate, which UTF-8 cannot write.
     refs = tmp_path / "refs.tsv"
@@ -567,7 +581,10 @@ def test_ids_that_decode_to_lone_surrogates_are_written_escaped(tmp_path: Path, 
         (["--max-ngram-order", "99999999999999"], "must be a whole number from 1 to 100"),
         (["-s", "floor", "-sv", "1e308"], "must be a number from 0 to 1000000"),
         (["-s", "floor", "-sv", "nan"], "must be a number from 0 to 1000000"),
-        (["-j", "100000"], "argument -j/--jobs: must be a whole number from 0 to 1024"),
+        (
+            ["-j", "100000"],
+            "argument -j/--jobs/--paired-jobs: must be a whole number from 0 to 1024",
+        ),
     ],
 )
 def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:

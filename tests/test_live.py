@@ -67,7 +67,7 @@ def corpus(seed: int, size: int, nrefs: int = 1) -> tuple[list[str], list[list[s
 @pytest.mark.parametrize("nrefs", [1, 2])
 def test_sentence_level_equals_sacrebleu_sentence_score(tok: str, nrefs: int) -> None:
     hyps, refs = corpus(seed=11 + nrefs, size=40, nrefs=nrefs)
-    proc = run("-sl", "-f", "json", "-tok", tok, input=paste(hyps, *refs))
+    proc = run("-sl", "-f", "jsonl", "-tok", tok, input=paste(hyps, *refs))
     assert proc.returncode == 0, proc.stderr
     records = json_records(proc.stdout)
     segments = [r for r in records if r["type"] == "segment"]
@@ -93,12 +93,13 @@ def test_sentence_level_smoothing(smooth: str) -> None:
     numbers = proc.stdout.decode().split()
     metric = BLEU(smooth_method=smooth, effective_order=True)
     expected = [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs[0])]
-    assert [float(n) for n in numbers[:-1]] == pytest.approx(expected, abs=1e-9)
+    # One number per segment and nothing more: no corpus line after them.
+    assert [float(n) for n in numbers] == pytest.approx(expected, abs=1e-9)
 
 
 def test_every_n_equals_sacrebleu_on_the_lines_so_far() -> None:
     hyps, refs = corpus(seed=3, size=50, nrefs=2)
-    proc = run("--every", "7", "-f", "json", input=paste(hyps, *refs))
+    proc = run("--every", "7", "-f", "jsonl", input=paste(hyps, *refs))
     records = json_records(proc.stdout)
     running = [r for r in records if r["type"] == "running"]
     assert [r["line"] for r in running] == [7, 14, 21, 28, 35, 42, 49]
@@ -113,7 +114,7 @@ def test_every_n_equals_sacrebleu_on_the_lines_so_far() -> None:
 
 def test_sentence_level_and_every_combine_in_order() -> None:
     hyps, refs = corpus(seed=4, size=6)
-    proc = run("-sl", "--every", "2", "-f", "json", input=paste(hyps, *refs))
+    proc = run("-sl", "--every", "2", "-f", "jsonl", input=paste(hyps, *refs))
     kinds = [(r["type"], r.get("line")) for r in json_records(proc.stdout)]
     assert kinds == [
         ("segment", 1),
@@ -133,7 +134,7 @@ def test_score_only_prints_one_number_per_record() -> None:
     hyps, refs = corpus(seed=8, size=5)
     proc = run("-sl", "--every", "5", "-b", input=paste(hyps, *refs))
     lines = proc.stdout.decode().splitlines()
-    assert len(lines) == 5 + 1 + 1
+    assert len(lines) == 5 + 1  # segments and the running record; -sl -b has no corpus line
     assert all(float(x) >= 0 for x in lines)
 
 
@@ -141,7 +142,7 @@ def test_three_formats_carry_the_same_numbers() -> None:
     hyps, refs = corpus(seed=21, size=12, nrefs=2)
     data = paste(hyps, *refs)
     args = ("-sl", "--every", "4", "-s", "floor")
-    from_json = json_records(run(*args, "-f", "json", input=data).stdout)
+    from_json = json_records(run(*args, "-f", "jsonl", input=data).stdout)
     tsv_text = run(*args, "-f", "tsv", input=data).stdout.decode()
     rows = list(csv.DictReader(io.StringIO(tsv_text), delimiter="\t"))
     assert list(rows[0].keys()) == BLEU_TSV_COLUMNS
@@ -166,7 +167,7 @@ def test_three_formats_carry_the_same_numbers() -> None:
 
 
 def test_tsv_header_comes_first_even_without_records() -> None:
-    proc = run("-f", "tsv", input="")
+    proc = run("-f", "tsv", "--allow-empty", input="")
     lines = proc.stdout.decode().splitlines()
     assert lines[0].split("\t") == BLEU_TSV_COLUMNS
     assert lines[1].split("\t")[0] == "corpus"
@@ -191,7 +192,7 @@ def _read_line(stream: io.BufferedReader, timeout: float) -> bytes:
 def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
     hyps, refs = corpus(seed=9, size=5)
     proc = subprocess.Popen(
-        [*COMMAND, "-sl", "-f", "json"],
+        [*COMMAND, "-sl", "-f", "jsonl"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -216,7 +217,7 @@ def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
 def test_tail_follow_shows_records_as_lines_are_appended(tmp_path: Path) -> None:
     log = tmp_path / "translations.tsv"
     log.write_text("")
-    shell = f"tail -n +1 -f {log} | {' '.join(COMMAND)} --every 1 -f json"
+    shell = f"tail -n +1 -f {log} | {' '.join(COMMAND)} --every 1 -f jsonl"
     proc = subprocess.Popen(
         shell, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )

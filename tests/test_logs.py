@@ -87,7 +87,7 @@ def aligned_corpus(
     """The corpus record of the same segments as aligned files, in lockstep mode."""
     hyp_file = write_lines(tmp_path / "aligned.hyp", hyps)
     ref_files = [write_lines(tmp_path / f"aligned.ref{k}", r) for k, r in enumerate(refs)]
-    proc = run(*ref_files, "-i", hyp_file, "-f", "json", *args, cwd=tmp_path)
+    proc = run(*ref_files, "-i", hyp_file, "-f", "jsonl", *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     return records(proc)[-1]
 
@@ -237,7 +237,7 @@ def length_sorted(hyps: Sequence[str], seed: int = 0) -> list[int]:
 def test_fairseq_generate_out_of_order_with_nbest_and_noise(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=1, size=60)
     log = fairseq_generate_log(hyps, refs, length_sorted(hyps), seed=1, nbest=3)
-    proc = run("--input-format", "fairseq", "-f", "json", input=log, cwd=tmp_path)
+    proc = run("--input-format", "fairseq", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b""
     (corpus_record,) = records(proc)
@@ -249,7 +249,7 @@ def test_fairseq_h_lines(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=2, size=40)
     log = fairseq_generate_log(hyps, refs, length_sorted(hyps, 2), seed=2, nbest=2)
     proc = run(
-        "--input-format", "fairseq", "--fairseq-hyp", "H", "-f", "json", input=log, cwd=tmp_path
+        "--input-format", "fairseq", "--fairseq-hyp", "H", "-f", "jsonl", input=log, cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr
     assert_same_score(tmp_path, records(proc)[-1], [tokenized(h) for h in hyps], [refs])
@@ -260,7 +260,7 @@ def test_fairseq_reference_files_replace_t_lines(tmp_path: Path) -> None:
     hyps, refs = corpus(seed=3, size=50, nrefs=2)
     log = fairseq_generate_log(hyps, [f"tokenized {r}" for r in refs[0]], length_sorted(hyps, 3))
     ref_files = [write_lines(tmp_path / f"ref{k}", r) for k, r in enumerate(refs)]
-    proc = run(*ref_files, "--input-format", "fairseq", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(*ref_files, "--input-format", "fairseq", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_same_score(tmp_path, records(proc)[-1], hyps, refs)
 
@@ -269,7 +269,7 @@ def test_fairseq_interactive_with_reference_file(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=4, size=30)
     ref_file = write_lines(tmp_path / "ref", refs)
     log = fairseq_interactive_log(hyps, seed=4)
-    proc = run(ref_file, "--input-format", "fairseq", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(ref_file, "--input-format", "fairseq", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_same_score(tmp_path, records(proc)[-1], hyps, [refs])
 
@@ -277,7 +277,7 @@ def test_fairseq_interactive_with_reference_file(tmp_path: Path) -> None:
 def test_fairseq_missing_target_is_reported_and_scored_without(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=5, size=40)
     log = fairseq_generate_log(hyps, refs, length_sorted(hyps, 5), missing_targets=[17])
-    proc = run("--input-format", "fairseq", "-f", "json", input=log, cwd=tmp_path)
+    proc = run("--input-format", "fairseq", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 65
     assert proc.stderr.decode() == (
         "bleustream: <stdin>: 1 hypothesis without a reference: id 17\n"
@@ -287,7 +287,7 @@ def test_fairseq_missing_target_is_reported_and_scored_without(tmp_path: Path) -
     kept = [i for i in range(40) if i != 17]
     assert_same_score(tmp_path, record, [hyps[i] for i in kept], [[refs[i] for i in kept]])
     allowed = run(
-        "--input-format", "fairseq", "-f", "json", "--allow-unpaired", input=log, cwd=tmp_path
+        "--input-format", "fairseq", "-f", "jsonl", "--allow-unpaired", input=log, cwd=tmp_path
     )
     assert allowed.returncode == 0
     assert allowed.stderr == proc.stderr  # still reported
@@ -312,7 +312,7 @@ def test_fairseq_text_record_says_how_many_segments_it_covers(tmp_path: Path) ->
 def test_fairseq_repeated_id_is_a_duplicate_and_the_first_is_kept(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=7, size=30)
     log = fairseq_generate_log(hyps, refs, length_sorted(hyps, 7), nbest=2, repeat=[9])
-    proc = run("--input-format", "fairseq", "-f", "json", input=log, cwd=tmp_path)
+    proc = run("--input-format", "fairseq", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 65
     err = proc.stderr.decode()
     assert "bleustream: <stdin>: 1 duplicate hypothesis (the first was kept): id 9\n" in err
@@ -332,7 +332,7 @@ def test_fairseq_unicode_and_empty_hypotheses(tmp_path: Path) -> None:
     assert "\nD-2\t" in log and "\t\nP-2" in log
     stripped = "\n".join(line.rstrip() for line in log.split("\n"))
     for text in (log, stripped):
-        proc = run("--input-format", "fairseq", "-f", "json", input=text, cwd=tmp_path)
+        proc = run("--input-format", "fairseq", "-f", "jsonl", input=text, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert_same_score(tmp_path, records(proc)[-1], hyps, [refs])
 
@@ -341,14 +341,14 @@ def test_fairseq_segment_records_carry_ids(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=9, size=25)
     order = length_sorted(hyps, 9)
     log = fairseq_generate_log(hyps, refs, order, nbest=2)
-    proc = run("--input-format", "fairseq", "-sl", "-f", "json", input=log, cwd=tmp_path)
+    proc = run("--input-format", "fairseq", "-sl", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     segments = [r for r in records(proc) if r["type"] == "segment"]
     assert [r["id"] for r in segments] == [str(i) for i in order]
     # Each segment scores as the same line of aligned files does.
     hyp_file = write_lines(tmp_path / "h", hyps)
     ref_file = write_lines(tmp_path / "r", refs)
-    lockstep = run(ref_file, "-i", hyp_file, "-sl", "-f", "json", cwd=tmp_path)
+    lockstep = run(ref_file, "-i", hyp_file, "-sl", "-f", "jsonl", cwd=tmp_path)
     by_line = {r["line"]: r for r in records(lockstep) if r["type"] == "segment"}
     for record in segments:
         expected = by_line[int(record["id"]) + 1]
@@ -361,7 +361,7 @@ def test_fairseq_segment_records_carry_ids(tmp_path: Path) -> None:
 def test_fairseq_every_gives_running_records(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=10, size=20)
     log = fairseq_generate_log(hyps, refs, length_sorted(hyps, 10))
-    proc = run("--input-format", "fairseq", "--every", "5", "-f", "json", input=log, cwd=tmp_path)
+    proc = run("--input-format", "fairseq", "--every", "5", "-f", "jsonl", input=log, cwd=tmp_path)
     assert [r["type"] for r in records(proc)] == ["running"] * 4 + ["corpus"]
     assert [r["segments"] for r in records(proc)] == [5, 10, 15, 20, 20]
 
@@ -379,7 +379,7 @@ def test_fairseq_bad_line_is_an_error_or_skipped_with_its_partner(tmp_path: Path
     assert proc.stderr.decode().startswith(f"bleustream: <stdin>:{d7 + 1}: expected D-<id>")
     assert proc.stdout == b""
     skipped = run(
-        "--input-format", "fairseq", "--skip-bad-lines", "-f", "json", input=broken, cwd=tmp_path
+        "--input-format", "fairseq", "--skip-bad-lines", "-f", "jsonl", input=broken, cwd=tmp_path
     )
     assert skipped.returncode == 0, skipped.stderr  # T-7 goes with the bad D-7
     kept = [i for i in range(20) if i != 7]
@@ -433,7 +433,7 @@ def test_nbest_lists(tmp_path: Path, writer: Any) -> None:
     random.Random(20).shuffle(order)
     ref_files = [write_lines(tmp_path / f"ref{k}", r) for k, r in enumerate(refs)]
     log = writer(hyps, order, n=4)
-    proc = run(*ref_files, "--input-format", "nbest", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(*ref_files, "--input-format", "nbest", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_same_score(tmp_path, records(proc)[-1], hyps, refs)
 
@@ -442,7 +442,7 @@ def test_nbest_without_features(tmp_path: Path) -> None:
     hyps, (refs,) = corpus(seed=21, size=20)
     ref_file = write_lines(tmp_path / "ref", refs)
     log = "".join(f"{i} ||| {hyp}\n" for i, hyp in enumerate(hyps))
-    proc = run(ref_file, "--input-format", "nbest", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(ref_file, "--input-format", "nbest", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_same_score(tmp_path, records(proc)[-1], hyps, [refs])
 
@@ -453,7 +453,7 @@ def test_nbest_ids_outside_and_references_without_hypotheses(tmp_path: Path) -> 
     ids = [i for i in range(20) if i not in (4, 18, 19)]
     log = marian_nbest(hyps, ids, n=2) + marian_nbest(["x"] * 26, [25], n=1)
     log += marian_nbest(hyps, [6], n=1)  # a repeated id, after others
-    proc = run(ref_file, "--input-format", "nbest", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(ref_file, "--input-format", "nbest", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 65
     name = str(ref_file)
     assert proc.stderr.decode().splitlines() == [
@@ -483,7 +483,7 @@ def test_nbest_bad_lines(tmp_path: Path) -> None:
         "nbest",
         "--skip-bad-lines",
         "-f",
-        "json",
+        "jsonl",
         input="\n".join(lines) + "\n",
         cwd=tmp_path,
     )
@@ -513,7 +513,7 @@ def test_keyed_with_reference_files(tmp_path: Path) -> None:
     random.Random(30).shuffle(order)
     ref_files = [write_lines(tmp_path / f"ref{k}", r) for k, r in enumerate(refs)]
     log = "".join(f"{i}\t{hyps[i]}\n" for i in order)
-    proc = run(*ref_files, "--input-format", "keyed", "-sl", "-f", "json", input=log, cwd=tmp_path)
+    proc = run(*ref_files, "--input-format", "keyed", "-sl", "-f", "jsonl", input=log, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = records(proc)
     assert [r["id"] for r in out[:-1]] == [str(i) for i in order]
@@ -538,7 +538,7 @@ def test_keyed_with_keyed_references(tmp_path: Path) -> None:
         keyed_refs,
         "-sl",
         "-f",
-        "json",
+        "jsonl",
         input=log,
         cwd=tmp_path,
     )
@@ -554,7 +554,14 @@ def test_keyed_references_without_hypotheses_and_duplicates(tmp_path: Path) -> N
     log = "".join(f"k{i}\t{hyps[i]}\n" for i in range(10) if i != 2)
     log += f"k5\tagain\nextra\t{hyps[0]}\n"
     proc = run(
-        "--input-format", "keyed", "--keyed-refs", keyed_refs, "-f", "json", input=log, cwd=tmp_path
+        "--input-format",
+        "keyed",
+        "--keyed-refs",
+        keyed_refs,
+        "-f",
+        "jsonl",
+        input=log,
+        cwd=tmp_path,
     )
     assert proc.returncode == 65
     assert proc.stderr.decode().splitlines() == [
@@ -597,7 +604,7 @@ def test_slow_fairseq_log_gives_running_records_before_it_ends(tmp_path: Path) -
     rng = random.Random(40)
     order = [3, 0, 5, 1, 4, 2]
     proc = subprocess.Popen(
-        [*COMMAND, "--input-format", "fairseq", "--every", "1", "-f", "json"],
+        [*COMMAND, "--input-format", "fairseq", "--every", "1", "-f", "jsonl"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -651,7 +658,7 @@ def _peak_rss_kib(segments: int) -> tuple[int, dict[str, Any]]:
     """Peak RSS of bleustream scoring an in-order fairseq log made on the fly."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            [*COMMAND, "--input-format", "fairseq", "-f", "json"],
+            [*COMMAND, "--input-format", "fairseq", "-f", "jsonl"],
             stdin=subprocess.PIPE,
             stdout=out,
             stderr=err,

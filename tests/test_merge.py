@@ -146,7 +146,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
 # ----------------------------------------------------------------------------
 
 
-FORMATS = ("text", "json", "tsv", "stats")
+FORMATS = ("text", "jsonl", "tsv", "stats")
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +158,7 @@ def whole(corpus: Corpus) -> dict[str, bytes]:
 
 @pytest.mark.parametrize(
     "kind, formats",
-    [("corpus", FORMATS), ("sentence-level", ("json",)), ("sentence-level-every", FORMATS)],
+    [("corpus", FORMATS), ("sentence-level", ("jsonl",)), ("sentence-level-every", FORMATS)],
     ids=list(SHARD_KINDS),
 )
 def test_merged_shards_print_what_the_whole_prints(
@@ -171,7 +171,7 @@ def test_merged_shards_print_what_the_whole_prints(
     for fmt, merge in zip(formats, merged):
         assert ok(merge).stdout == whole[fmt], fmt
         assert merge.stderr == b""
-    (record,) = json_lines(merged[formats.index("json")].stdout)
+    (record,) = json_lines(merged[formats.index("jsonl")].stdout)
     oracle_metric = BLEU()
     oracle = oracle_metric.corpus_score(list(corpus.hyps), [list(r) for r in corpus.refs])
     assert record["score"] == oracle.score
@@ -187,13 +187,13 @@ def test_shards_on_stdin_and_compressed(corpus: Corpus, whole: dict[str, bytes])
     d = corpus.directory
     mixed = [d / "sentence-level-every.0.stats", d / "corpus.1.stats", d / "sentence-level.2.stats"]
     concatenated = b"".join(path.read_bytes() for path in mixed)
-    from_stdin = run("--input-format", "stats", "-f", "json", cwd=d, stdin=concatenated)
-    assert ok(from_stdin).stdout == whole["json"]
+    from_stdin = run("--input-format", "stats", "-f", "jsonl", cwd=d, stdin=concatenated)
+    assert ok(from_stdin).stdout == whole["jsonl"]
     gz = d / "sentence-level-every.1.stats.gz"
     gz.write_bytes(gzip.compress((d / "sentence-level-every.1.stats").read_bytes()))
     shards = ["corpus.0.stats", gz.name, "sentence-level.2.stats"]
-    compressed = run("--input-format", "stats", "-f", "json", *shards, cwd=d)
-    assert ok(compressed).stdout == whole["json"]
+    compressed = run("--input-format", "stats", "-f", "jsonl", *shards, cwd=d)
+    assert ok(compressed).stdout == whole["jsonl"]
 
 
 @pytest.mark.parametrize(
@@ -209,8 +209,8 @@ def test_score_only_settings_given_at_merge(corpus: Corpus, settings: tuple[str,
     """Shards written with the default smoothing, scored at merge with another."""
     whole, merged = run_all(
         [
-            ["-f", "json", *settings, "-i", "whole.tsv"],
-            ["--input-format", "stats", "-f", "json", *settings, *corpus.shard_stats("corpus")],
+            ["-f", "jsonl", *settings, "-i", "whole.tsv"],
+            ["--input-format", "stats", "-f", "jsonl", *settings, *corpus.shard_stats("corpus")],
         ],
         corpus.directory,
     )
@@ -234,13 +234,13 @@ def test_segment_records_come_back_with_their_shard_lines(corpus: Corpus) -> Non
     """Merged with -sl, each segment record is the whole run's, at its shard's line."""
     whole, merged = run_all(
         [
-            ["-sl", "-f", "json", "-i", "whole.tsv"],
+            ["-sl", "-f", "jsonl", "-i", "whole.tsv"],
             [
                 "--input-format",
                 "stats",
                 "-sl",
                 "-f",
-                "json",
+                "jsonl",
                 *corpus.shard_stats("sentence-level-every"),
             ],
         ],
@@ -268,12 +268,12 @@ def test_every_registered_metric_merges(corpus: Corpus) -> None:
     """Every metric's statistics add up, with the metrics in the order asked."""
     metrics = list(reversed(list(METRICS)))
     shards = [["-m", *metrics, "-f", "stats", "-i", f"shard.{k}.tsv"] for k in range(SHARDS)]
-    procs = run_all([*shards, ["-m", *metrics, "-f", "json", "-i", "whole.tsv"]], corpus.directory)
+    procs = run_all([*shards, ["-m", *metrics, "-f", "jsonl", "-i", "whole.tsv"]], corpus.directory)
     for k, proc in enumerate(procs[:SHARDS]):
         (corpus.directory / f"metrics.{k}.stats").write_bytes(ok(proc).stdout)
     whole = ok(procs[-1])
     names = [f"metrics.{k}.stats" for k in range(SHARDS)]
-    merged = run("--input-format", "stats", "-f", "json", *names, cwd=corpus.directory)
+    merged = run("--input-format", "stats", "-f", "jsonl", *names, cwd=corpus.directory)
     assert ok(merged).stdout == whole.stdout
     labels = [r["metric"].lower() for r in json_lines(merged.stdout)]
     assert len(labels) == len(metrics)
@@ -494,9 +494,9 @@ def test_no_segments_names_the_files_read(tmp_path: Path) -> None:
     (tmp_path / "a.stats").write_text("", encoding="utf-8")
     (tmp_path / "b.stats").write_text("\n", encoding="utf-8")
     proc = run("--input-format", "stats", "-b", "a.stats", "b.stats", cwd=tmp_path)
-    assert proc.returncode == 0
+    assert proc.returncode == 65
     assert proc.stderr.decode() == (
-        "bleustream: no segments in the input (a.stats, b.stats); BLEU is 0 by definition\n"
+        "bleustream: no segments in the input (a.stats, b.stats); --allow-empty scores it as 0\n"
     )
 
 
@@ -570,8 +570,8 @@ def test_each_system_of_several_merges_alone(corpus: Corpus, systems: Path) -> N
             for line in (systems / f"systems.{k}.stats").read_bytes().splitlines(keepends=True)
             if json.loads(line)["system"] == system
         )
-        merged = run("--input-format", "stats", "-sl", "-f", "json", cwd=systems, stdin=picked)
-        whole = ok(run("-sl", "-f", "json", "-i", alone, cwd=systems))
+        merged = run("--input-format", "stats", "-sl", "-f", "jsonl", cwd=systems, stdin=picked)
+        whole = ok(run("-sl", "-f", "jsonl", "-i", alone, cwd=systems))
         got, expected = json_lines(ok(merged).stdout), json_lines(whole.stdout)
         assert len(got) == len(expected) == SEGMENTS + 1
         for ours, theirs in zip(got[:-1], expected[:-1]):
@@ -612,7 +612,7 @@ SYSTEM_SHARDS = [f"systems.{k}.stats" for k in range(SHARDS)]
 @pytest.mark.parametrize(
     ("output", "lines_of_system_2"),
     [
-        (["-f", "json"], lambda out: [x for x in out if b'"system": 2' in x]),
+        (["-f", "jsonl"], lambda out: [x for x in out if b'"system": 2' in x]),
         (["-f", "tsv"], lambda out: [x for x in out if x.startswith(b"corpus\t2\t")]),
         ([], lambda out: [x for x in out if x.startswith(b"field 2  ")]),
         (["-f", "latex"], lambda out: [x for x in out if x.startswith(b"  field 2 & ")]),
@@ -640,8 +640,8 @@ def test_merged_segments_of_two_systems_are_the_whole_runs(systems: Path) -> Non
     only the line numbers differ (each shard counts its own lines)."""
     whole, merged = run_all(
         [
-            ["--systems", "2", "-sl", "-f", "json", "-i", "systems.tsv"],
-            ["--input-format", "stats", "-sl", "-f", "json", *SYSTEM_SHARDS],
+            ["--systems", "2", "-sl", "-f", "jsonl", "-i", "systems.tsv"],
+            ["--input-format", "stats", "-sl", "-f", "jsonl", *SYSTEM_SHARDS],
         ],
         systems,
     )
@@ -654,7 +654,7 @@ def test_merged_segments_of_two_systems_are_the_whole_runs(systems: Path) -> Non
 
 def test_paired_test_over_one_stream_of_two_systems(systems: Path) -> None:
     """--paired-bs over the merged shards gives the numbers it gives from the text."""
-    test = ["--paired-bs", "--paired-bs-n", "200", "-f", "json"]
+    test = ["--paired-bs", "--paired-bs-n", "200", "-f", "jsonl"]
     whole, merged = run_all(
         [
             ["--systems", "2", *test, "-i", "systems.tsv"],
@@ -723,7 +723,7 @@ def test_skipped_lines_of_a_shard_are_counted_in_the_merge(corpus: Corpus) -> No
     for k, proc in enumerate(run_all(commands, d)):
         assert proc.returncode == 0
         (d / f"skips.{k}.stats").write_bytes(proc.stdout)
-    whole = run("--skip-bad-lines", "-f", "json", "-i", "skips.tsv", cwd=d)
+    whole = run("--skip-bad-lines", "-f", "jsonl", "-i", "skips.tsv", cwd=d)
     names = [f"skips.{k}.stats" for k in range(SHARDS)]
-    merged = run("--input-format", "stats", "-f", "json", *names, cwd=d)
+    merged = run("--input-format", "stats", "-f", "jsonl", *names, cwd=d)
     assert json_lines(merged.stdout)[-1]["skipped"] == json_lines(whole.stdout)[-1]["skipped"] == 1

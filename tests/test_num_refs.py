@@ -2,7 +2,7 @@
 
 bleustream's reader (``lockstep_segments(..., num_refs=N)``) against
 SacreBLEU's command line reading the same files with ``-nr N``, run in a
-subprocess: the corpus score and its statistics (``-f json``) and every
+subprocess: the corpus score and its statistics (``-f jsonl``) and every
 sentence's (``-sl``), computed for bleustream by SacreBLEU's own
 ``compute_bleu`` from bleustream's segments, tokens and n-gram counts.
 Lines SacreBLEU refuses, bleustream refuses at the same line with the same

@@ -207,7 +207,7 @@ EVERY = 300
 
 @pytest.mark.parametrize(
     "fmt, jobs",
-    [("text", 2), ("tsv", 3), ("json", 2), ("stats", 0)],
+    [("text", 2), ("tsv", 3), ("jsonl", 2), ("stats", 0)],
     ids=["text", "tsv", "json", "stats-j0"],
 )
 def test_every_format_with_segment_and_running_records(inputs: Inputs, fmt: str, jobs: int) -> None:
@@ -229,7 +229,7 @@ def test_corpus_record_alone_with_every_metric(inputs: Inputs) -> None:
 
 
 def test_corpus_record_alone_with_skipped_lines(inputs: Inputs) -> None:
-    one = same_with_jobs(inputs, "--skip-bad-lines", "-f", "json", "-i", "bad.tsv", jobs=3)
+    one = same_with_jobs(inputs, "--skip-bad-lines", "-f", "jsonl", "-i", "bad.tsv", jobs=3)
     assert one.returncode == 0
     (record,) = json_lines(one)
     assert (record["segments"], record["skipped"]) == (GENERATED - 4, 4)
@@ -243,7 +243,7 @@ def test_jobs_zero_is_the_number_of_usable_cores() -> None:
 
 def test_fairseq_log(inputs: Inputs) -> None:
     one = same_with_jobs(
-        inputs, "--input-format", "fairseq", "-sl", "-f", "json", "-i", "fairseq.log"
+        inputs, "--input-format", "fairseq", "-sl", "-f", "jsonl", "-i", "fairseq.log"
     )
     records = json_lines(one)
     assert one.returncode == 0
@@ -272,7 +272,7 @@ def test_keyed_lines_with_keyed_references(inputs: Inputs) -> None:
 
 
 def test_several_systems_from_files(inputs: Inputs) -> None:
-    one = same_with_jobs(inputs, "ref.1", "ref.2", "-i", "hyp.a", "hyp.b", "-sl", "-f", "json")
+    one = same_with_jobs(inputs, "ref.1", "ref.2", "-i", "hyp.a", "hyp.b", "-sl", "-f", "jsonl")
     records = json_lines(one)
     assert one.returncode == 0
     assert len(records) == 2 * SYSTEM_SEGMENTS + 2
@@ -303,7 +303,7 @@ def test_real_set_with_two_systems_and_three_references(tmp_path: Path) -> None:
 
 
 def test_bad_byte_stops_at_the_same_record_with_the_same_message(inputs: Inputs) -> None:
-    one = same_with_jobs(inputs, "-sl", "-f", "json", "-i", "bad.tsv")
+    one = same_with_jobs(inputs, "-sl", "-f", "jsonl", "-i", "bad.tsv")
     assert one.returncode == 65
     records = json_lines(one)
     assert [r["line"] for r in records] == list(range(1, 500))
@@ -374,7 +374,7 @@ def _feed(proc: subprocess.Popen, data: bytes) -> threading.Thread:
 
 
 def test_live_pipe_gets_each_record_within_a_second(inputs: Inputs) -> None:
-    proc = _popen("-j", "2", "-sl", "-f", "json")
+    proc = _popen("-j", "2", "-sl", "-f", "jsonl")
     assert proc.stdin is not None and proc.stdout is not None
     lines = inputs.path("paste.tsv").read_bytes().splitlines(keepends=True)[:12]
     try:
@@ -396,7 +396,7 @@ def test_live_pipe_gets_each_record_within_a_second(inputs: Inputs) -> None:
 def _interrupted(jobs: int, signum: int, data: bytes, lines: int) -> tuple[int, bytes, bytes]:
     """Sends ``lines`` lines (stdin stays open), waits for their records,
     then the signal; returns the status, stdout and stderr."""
-    proc = _popen("-j", str(jobs), "-sl", "-f", "json")
+    proc = _popen("-j", str(jobs), "-sl", "-f", "jsonl")
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         _feed(proc, data)
@@ -464,7 +464,7 @@ def _worker_pids(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds workers through /proc")
 def test_a_worker_killed_mid_run_is_status_71_and_no_score(inputs: Inputs) -> None:
     lines = inputs.path("paste.tsv").read_bytes().splitlines(keepends=True)
-    proc = _popen("-j", "2", "-sl", "-f", "json")
+    proc = _popen("-j", "2", "-sl", "-f", "jsonl")
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         _feed(proc, b"".join(lines[:600])).join(TIMEOUT)
@@ -511,7 +511,7 @@ def test_workers_are_forked_only_from_a_single_thread() -> None:
 def test_forked_workers_draw_no_warning(inputs: Inputs) -> None:
     """Python 3.12 and later warn when a process with several threads forks."""
     env = {**os.environ, "PYTHONWARNINGS": "error"}
-    for args in (["-f", "json"], ["-sl", "-f", "json"]):
+    for args in (["-f", "jsonl"], ["-sl", "-f", "jsonl"]):
         data = inputs.path("paste.tsv").read_bytes()
         one = subprocess.run([*COMMAND, *args], input=data, capture_output=True, timeout=TIMEOUT)
         many = subprocess.run(

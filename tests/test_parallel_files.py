@@ -257,7 +257,7 @@ def test_which_runs_read_in_blocks(
 # ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "tsv", "stats"])
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "tsv", "stats"])
 def test_every_format_with_three_references(corpus: Path, fmt: str) -> None:
     """TER's statistics hold a float, the mean length of a segment's three
     references: its sum must round as one process's."""
@@ -267,7 +267,7 @@ def test_every_format_with_three_references(corpus: Path, fmt: str) -> None:
     assert one.stdout
 
 
-@pytest.mark.parametrize("fmt", ["text", "latex", "json"])
+@pytest.mark.parametrize("fmt", ["text", "latex", "jsonl"])
 def test_several_systems_from_files(corpus: Path, fmt: str) -> None:
     one = same_as_one_job(corpus, "ref.1", "ref.2", "-i", "hyp", "other", "-m", "bleu", "ter",
                           "-f", fmt, jobs=3)  # fmt: skip
@@ -278,7 +278,7 @@ def test_several_systems_from_files(corpus: Path, fmt: str) -> None:
     "args",
     [
         ("-i", "paste", "-f", "tsv"),
-        ("--systems", "2", "-i", "systems", "-f", "json", "-m", "chrf", "ter"),
+        ("--systems", "2", "-i", "systems", "-f", "jsonl", "-m", "chrf", "ter"),
         ("nr2", "-nr", "2", "-i", "hyp", "-m", "bleu", "ter"),
         ("ref.1.last", "-i", "hyp.crlf", "-m", "bleu", "chrf"),
     ],
@@ -294,14 +294,14 @@ def test_names_of_descriptors(corpus: Path) -> None:
     """``/dev/stdin`` and ``/dev/fd/N`` name a process's own descriptors: the
     parent's here, regular files.  A worker has the same standard input but
     not the other descriptor, so the parent reads that one itself."""
-    one = same_with_jobs(corpus, "ref.1", "-i", "/dev/stdin", "-f", "json", stdin=corpus / "hyp",
+    one = same_with_jobs(corpus, "ref.1", "-i", "/dev/stdin", "-f", "jsonl", stdin=corpus / "hyp",
                          command=WRAPPED, env=SMALL_BLOCKS)  # fmt: skip
     assert one.returncode == 0
     runs = []
     for jobs in (1, 2):
         with open(corpus / "hyp", "rb") as hyp:
             fd = hyp.fileno()
-            args = ["-j", str(jobs), "ref.1", "-i", f"/dev/fd/{fd}", "-f", "json"]
+            args = ["-j", str(jobs), "ref.1", "-i", f"/dev/fd/{fd}", "-f", "jsonl"]
             runs.append(
                 subprocess.run(
                     [*WRAPPED, *args],
@@ -318,7 +318,7 @@ def test_names_of_descriptors(corpus: Path) -> None:
 
 
 def test_empty_files(corpus: Path) -> None:
-    one = same_as_one_job(corpus, "empty", "-i", "empty", "-f", "json")
+    one = same_as_one_job(corpus, "empty", "-i", "empty", "-f", "jsonl", "--allow-empty")
     assert one.returncode == 0
     assert b"no segments in the input" in one.stderr
 
@@ -336,7 +336,7 @@ ERRORS = {
     ),
     "bad-byte-in-a-reference": (
         ("ref.1", ("ref.2", 174, b"\xc3"), "-i", "hyp"),
-        "json",
+        "jsonl",
         "ref.2.bad:174: invalid UTF-8 (byte 0xc3 at column 1)",
     ),
     "bad-byte-in-another-system": (
@@ -351,7 +351,7 @@ ERRORS = {
     ),
     "bad-byte-in-pasted-systems": (
         ("--systems", "2", "-i", ("systems", 120, b"a\tb\t\xff\tc")),
-        "json",
+        "jsonl",
         "systems.bad:120: invalid UTF-8 (byte 0xff at column 5)",
     ),
     "reference-ends-mid-block": (
@@ -372,7 +372,7 @@ ERRORS = {
     ),
     "hypotheses-end-with-a-block": (
         ("ref.1", "ref.2", "-i", ("hyp", 169, None)),
-        "json",
+        "jsonl",
         "ref.1:169: reference file has more lines than the hypotheses "
         "(hyp.bad ended after line 168)",
     ),
@@ -406,7 +406,7 @@ def test_skipped_lines_with_the_fields_fixed_late(corpus: Path) -> None:
     lines[70] = b"\xfe"  # line 71, a block's first
     lines[99] = b"four\tfields\tnot\tthree"
     (corpus / "paste.late").write_bytes(b"\n".join(lines))
-    one = same_as_one_job(corpus, "--skip-bad-lines", "-i", "paste.late", "-f", "json")
+    one = same_as_one_job(corpus, "--skip-bad-lines", "-i", "paste.late", "-f", "jsonl")
     assert one.returncode == 0
     err = one.stderr.decode().splitlines()
     assert len(err) == 14 + 4 + 1  # one per bad line, then the total
@@ -428,7 +428,7 @@ def test_skipped_lines_of_files_read_in_lockstep(corpus: Path) -> None:
 
 def test_a_worker_that_dies_is_status_71_and_no_score(corpus: Path) -> None:
     env = {**SMALL_BLOCKS, "DIE_AT_LINE": "120"}
-    proc = _finish(_start(["ref.1", "-i", "hyp", "-f", "json"], 2, corpus, None, WRAPPED, env))
+    proc = _finish(_start(["ref.1", "-i", "hyp", "-f", "jsonl"], 2, corpus, None, WRAPPED, env))
     assert proc.returncode == 71, proc.stderr
     assert proc.stdout == b""
     err = proc.stderr.decode()

@@ -90,7 +90,7 @@ def whole(work: Path, opts: str) -> bytes:
     return ok(f"bleustream {METRIC_ARGS} {opts} < corpus.tsv", work)
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "tsv"])
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "tsv"])
 def test_merged_shards_equal_one_process(shards: Path, fmt: str) -> None:
     merged = ok(f"bleustream --input-format stats -f {fmt} shard.??.stats", shards)
     assert merged == whole(shards, f"-f {fmt}")
@@ -110,8 +110,8 @@ def test_chrf_beta_and_smoothing_given_at_merge_time_over_one_reference(
 ) -> None:
     """With one reference, chrF's beta and smoothing change only the score:
     shards counted with chrF2 may be scored as chrF1, or smoothed."""
-    merged = ok(f"bleustream --input-format stats -f json {opts} shard.??.stats", shards)
-    assert merged == whole(shards, f"-f json {opts}")
+    merged = ok(f"bleustream --input-format stats -f jsonl {opts} shard.??.stats", shards)
+    assert merged == whole(shards, f"-f jsonl {opts}")
     (record,) = [r for r in map(json.loads, merged.splitlines()) if r["metric"].startswith("chrF")]
     pairs = [line.split("\t") for line in (shards / "corpus.tsv").read_text().splitlines()]
     beta = int(opts.split()[1])
@@ -132,19 +132,19 @@ def test_chrf_beta_is_refused_at_merge_time_over_several_references(shards: Path
         "statistics: counted against 2 references, each segment kept those of the "
         "reference that beta=2 chose"
     )
-    again = ok("bleustream --input-format stats --chrf-beta 2 -f json two.stats", shards)
-    assert again == ok("bleustream -m chrf -f json < two.tsv", shards)
+    again = ok("bleustream --input-format stats --chrf-beta 2 -f jsonl two.stats", shards)
+    assert again == ok("bleustream -m chrf -f jsonl < two.tsv", shards)
 
 
 def test_gzipped_shards(shards: Path) -> None:
     ok("for f in shard.??.stats; do gzip -c $f > $f.gz; done", shards)
-    merged = ok("bleustream --input-format stats -f json shard.??.stats.gz", shards)
-    assert merged == whole(shards, "-f json")
+    merged = ok("bleustream --input-format stats -f jsonl shard.??.stats.gz", shards)
+    assert merged == whole(shards, "-f jsonl")
 
 
 def test_shards_on_stdin(shards: Path) -> None:
-    merged = ok("cat shard.??.stats | bleustream --input-format stats -f json", shards)
-    assert merged == whole(shards, "-f json")
+    merged = ok("cat shard.??.stats | bleustream --input-format stats -f jsonl", shards)
+    assert merged == whole(shards, "-f jsonl")
 
 
 # ----------------------------------------------------------------------------

@@ -454,7 +454,7 @@ def assert_layout_only(ours: Table, theirs: Table) -> None:
 @pytest.mark.parametrize("case", [c for c in CASES if c.n_systems > 1], ids=lambda c: c.id)
 def test_tables_equal_sacrebleus(request: pytest.FixtureRequest, case: Case) -> None:
     source, sacre = outputs_of(request, case)
-    fmts = [("-f", "text"), ("-f", "json")] + ([("-f", "latex")] if case.latex else [])
+    fmts = [("-f", "text"), ("-f", "jsonl")] + ([("-f", "latex")] if case.latex else [])
     procs = run_concurrently([lambda fmt=fmt: case.ours(source, *fmt) for fmt in fmts])
     text, as_json, *latex = (ok(p) for p in procs)
     their_text = sacre[case.id, "text"]
@@ -482,7 +482,7 @@ def test_confidence_lines_equal_sacrebleus(request: pytest.FixtureRequest, case:
     text, as_json, tsv = (
         ok(p)
         for p in run_concurrently(
-            [lambda f=f: case.ours(source, "-f", f) for f in ("text", "json", "tsv")]
+            [lambda f=f: case.ours(source, "-f", f) for f in ("text", "jsonl", "tsv")]
         )
     )
     their_lines = [same_version(line.lstrip(" ")) for line in sacre[case.id, "text"].splitlines()]
@@ -529,7 +529,7 @@ def test_paired_formats_agree(gen_source: Source) -> None:
     """The paired bootstrap test in JSON Lines, TSV and the text table."""
     (case,) = [c for c in CASES if c.id == "gen-bs100-all"]
     procs = run_concurrently(
-        [lambda f=f: case.ours(gen_source, "-f", f) for f in ("json", "tsv", "text")]
+        [lambda f=f: case.ours(gen_source, "-f", f) for f in ("jsonl", "tsv", "text")]
     )
     as_json, tsv, text = (ok(p) for p in procs)
     objects = json_records(as_json.encode())
@@ -570,7 +570,7 @@ def test_paired_formats_agree(gen_source: Source) -> None:
 def test_paired_ar_tsv_columns(gen_source: Source) -> None:
     """Approximate randomization gives p-values; without -ci no means or intervals."""
     (case,) = [c for c in CASES if c.id == "gen-ar200-chrf-ter"]
-    procs = run_concurrently([lambda f=f: case.ours(gen_source, "-f", f) for f in ("json", "tsv")])
+    procs = run_concurrently([lambda f=f: case.ours(gen_source, "-f", f) for f in ("jsonl", "tsv")])
     as_json, tsv = (ok(p) for p in procs)
     objects = json_records(as_json.encode())
     header, rows = tsv_rows(tsv)
@@ -608,16 +608,16 @@ def test_each_system_scores_as_if_alone(gen_source: Source) -> None:
     cwd = gen_source.cwd
     jobs: list[Callable[[], subprocess.CompletedProcess[bytes]]] = [
         lambda fmt=fmt: run(*refs, "-i", *names, *MULTI, *fmt, cwd=cwd)
-        for fmt in (("-f", "json"), ("-f", "tsv"), ("-f", "text"), ("-b", "-w", "4"))
+        for fmt in (("-f", "jsonl"), ("-f", "tsv"), ("-f", "text"), ("-b", "-w", "4"))
     ]
     jobs += [
         lambda name=name, fmt=fmt: run(*refs, "-i", name, *MULTI, *fmt, cwd=cwd)
         for name in names
-        for fmt in (("-f", "json"), ("-f", "tsv"), ("-b", "-w", "4"))
+        for fmt in (("-f", "jsonl"), ("-f", "tsv"), ("-b", "-w", "4"))
     ]
     jobs += [
         lambda fmt=fmt: run("--systems", "3", "-i", "paste3", *MULTI, *fmt, cwd=cwd)
-        for fmt in (("-f", "json"), ("-f", "text"), ("-f", "tsv"), ("-b", "-w", "4"))
+        for fmt in (("-f", "jsonl"), ("-f", "text"), ("-f", "tsv"), ("-b", "-w", "4"))
     ]
     multi_json, multi_tsv, multi_text, multi_b, *rest = (ok(p) for p in run_concurrently(jobs))
     alone = {name: rest[3 * k : 3 * k + 3] for k, name in enumerate(names)}
@@ -668,12 +668,12 @@ def test_segment_and_running_records_per_system(gen_source: Source) -> None:
     refs, cwd = gen_source.refs, gen_source.cwd
     live = ("-sl", "--every", "25")
     jobs = [
-        lambda: run(*refs, "-i", *names, *MULTI, *live, "-f", "json", cwd=cwd),
+        lambda: run(*refs, "-i", *names, *MULTI, *live, "-f", "jsonl", cwd=cwd),
         lambda: run(*refs, "-i", *names, *MULTI, *live, "-f", "text", cwd=cwd),
-        lambda: run("--systems", "3", "-i", "paste3", *MULTI, *live, "-f", "json", cwd=cwd),
+        lambda: run("--systems", "3", "-i", "paste3", *MULTI, *live, "-f", "jsonl", cwd=cwd),
     ]
     jobs += [
-        lambda name=name: run(*refs, "-i", name, *MULTI, *live, "-f", "json", cwd=cwd)
+        lambda name=name: run(*refs, "-i", name, *MULTI, *live, "-f", "jsonl", cwd=cwd)
         for name in names
     ]
     multi, text, paste, *alone = (ok(p) for p in run_concurrently(jobs))
@@ -735,9 +735,9 @@ ERRORS = [
     (["ref", "-i", "base", "short"], 65, ["short", f"{GEN_SEGMENTS - 3}"]),
     (["ref", "-i", "base", "short", "--paired-bs", "-pbsn", "10"], 65, ["short"]),
     (["ref", "-i", "short", "base", "-m", "ter"], 65, ["short", f"{GEN_SEGMENTS - 3}"]),
-    (["ref", "-i", "base", "long", "-f", "json"], 65, ["long:61"]),
+    (["ref", "-i", "base", "long", "-f", "jsonl"], 65, ["long:61"]),
     (["ref", "-i", "base", "sysA", "long", "-m", "chrf", "ter"], 65, ["long:61"]),
-    (["--systems", "2", "-i", "paste", "-f", "json"], 65, ["paste:11"]),
+    (["--systems", "2", "-i", "paste", "-f", "jsonl"], 65, ["paste:11"]),
     (["ref", "-i", "base", "missing"], 66, ["missing"]),
     (["ref", "-i", "base", "missing", "--paired-ar"], 66, ["missing"]),
     (["ref", "-i", "base", "--paired-bs"], 2, []),
@@ -765,7 +765,7 @@ def test_a_system_named_twice_is_not_merged_into_one_row(gen_source: Source) -> 
     """Every system given is a row of the table, or the command refuses the repeat."""
     argv = (*gen_source.refs, "-i", "sys0.txt", "sys1.txt", "sys1.txt")
     text, as_json = run_concurrently(
-        [lambda f=f: run(*argv, "-f", f, cwd=gen_source.cwd) for f in ("text", "json")]
+        [lambda f=f: run(*argv, "-f", f, cwd=gen_source.cwd) for f in ("text", "jsonl")]
     )
     if text.returncode == 2:
         assert_one_error(text, 2, "sys1.txt")

@@ -17,6 +17,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
+from bleustream.cli import testsets
+from bleustream.cli.abbrev import expand_abbreviations
 from bleustream.cli.config import (
     FROM_COMMAND_LINE,
     FROM_DEFAULT,
@@ -26,7 +28,15 @@ from bleustream.cli.config import (
     merge,
     render,
 )
-from bleustream.cli.options import DEFAULTS, PROG, build_parser, config_options, to_stderr
+from bleustream.cli.options import (
+    DEFAULTS,
+    PROG,
+    build_parser,
+    config_options,
+    option_dests,
+    seed_setting,
+    to_stderr,
+)
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,
@@ -65,6 +75,9 @@ def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str,
     options, origins = merge(DEFAULTS, given, config)
     options["refs"] = args.refs
     options["input"] = args.input
+    for key in ("test_set", "echo", "list", "citation", "origlang", "subset", "download"):
+        options[key] = getattr(args, key)
+    options["detail"] = args.detail
     options["origins"] = origins
     return options
 
@@ -109,8 +122,14 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         systems=options["systems"],
         jobs=_jobs(options["jobs"]),
         progress=options["progress"],
+        short=options["short"],
         num_refs=options["num_refs"],
         test=_test(options),
+        warn_tokenized=not options["quiet"]
+        and not options["force"]
+        and "bleu" in options["metrics"],
+        allow_empty=options["allow_empty"],
+        compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
         width=options["width"],
@@ -166,9 +185,14 @@ def _test(options: dict[str, Any]) -> Resampling | None:
         seen.add(name)
     # Statistics read back from one stream name their systems in the
     # records: the run checks those once it has read them.
+    # Nor does stdin read with REF files: its tab-separated fields are systems.
     one_system = max(len(options["input"]), options["systems"]) < 2 and not (
         options["input_format"] == "stats" and len(options["input"]) < 2
     )
+    stdin_fields = (
+        options["input_format"] == "paste" and options["refs"] and options["input"] == ["-"]
+    )
+    one_system = one_system and not stdin_fields
     if test is not None and test.paired and one_system:
         raise UsageError(
             "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "
@@ -244,6 +268,73 @@ def apply_precedence(options: dict[str, Any]) -> None:
                     origins[dest] = FROM_COMMAND_LINE
 
 
+def _apply_compat(options: dict[str, Any]) -> None:
+    """--compat sacrebleu (or BLEUSTREAM_COMPAT): SacreBLEU's defaults.
+
+    JSON for the format (``$SACREBLEU_FORMAT`` over ``-f``, as there), and
+    BLEU's effective order for sentence scores.  In either mode ``-f json``
+    with ``-sl`` writes text lines, as SacreBLEU does.
+    """
+    origins = options["origins"]
+    env = os.environ.get("BLEUSTREAM_COMPAT")
+    if origins.get("compat") == FROM_DEFAULT and env:
+        if env not in ("bleustream", "sacrebleu"):
+            raise UsageError(f"BLEUSTREAM_COMPAT: {env!r} is not one of bleustream, sacrebleu")
+        options["compat"], origins["compat"] = env, "environment BLEUSTREAM_COMPAT"
+    if options["compat"] == "sacrebleu":
+        if origins.get("format") == FROM_DEFAULT:
+            options["format"], origins["format"] = "json", "--compat sacrebleu"
+        wanted = os.environ.get("SACREBLEU_FORMAT", "").lower()
+        if wanted in ("json", "text", "latex"):
+            options["format"], origins["format"] = wanted, "environment SACREBLEU_FORMAT"
+        if options["sentence_level"] and origins.get("effective_order") == FROM_DEFAULT:
+            options["effective_order"] = True
+            origins["effective_order"] = "--compat sacrebleu"
+    if options["format"] == "json":
+        if options["sentence_level"]:
+            options["format"] = "text"
+        elif options["every"]:
+            raise UsageError("-f json is one document at the end: use -f jsonl with --every")
+
+
+def _seed_from_environment(options: dict[str, Any]) -> None:
+    """SacreBLEU's seed, ``$SACREBLEU_SEED``, where --seed is not given."""
+    text = os.environ.get("SACREBLEU_SEED")
+    if text is None or options["origins"].get("seed") != FROM_DEFAULT:
+        return
+    try:
+        options["seed"] = seed_setting(text)
+    except ValueError as exc:
+        raise UsageError(f"SACREBLEU_SEED: {exc}") from None
+    options["origins"]["seed"] = "environment SACREBLEU_SEED"
+
+
+# SacreBLEU's advice when -tok is given and does not suit -l's target.
+_TOKENIZER_ADVICE = {
+    "zh": ("zh", "Chinese"),
+    "ja": ("ja-mecab", "Japanese"),
+    "ko": ("ko-mecab", "Korean"),
+}
+
+
+def warnings_of(options: dict[str, Any]) -> list[str]:
+    """SacreBLEU's warnings about the settings, before anything is read."""
+    out = []
+    given = options["origins"].get("tokenize") not in (FROM_DEFAULT, None)
+    pair = options.get("language_pair")
+    if "bleu" in options["metrics"] and given and pair and "-" in pair:
+        advice = _TOKENIZER_ADVICE.get(pair.split("-", 1)[1])
+        if advice and options["tokenize"] != advice[0]:
+            out.append(f"Consider using the '{advice[0]}' or 'spm' tokenizer for {advice[1]}.")
+    if options.get("test_set") and options["tokenize"] == "none" and "bleu" in options["metrics"]:
+        out.append(
+            "You are turning off BLEU's internal tokenizer presumably to supply your own "
+            "tokenized files."
+        )
+        out.append("Published numbers will not be comparable to other papers.")
+    return out
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
@@ -264,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stdout: BinaryIO | None = getattr(sys.stdout, "buffer", None)
     try:
         parser = build_parser()
+        argv = expand_abbreviations(sys.argv[1:] if argv is None else argv, option_dests())
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version or a usage error
@@ -272,7 +364,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
+        _seed_from_environment(options)
+        _apply_compat(options)
+        if config is not None and args.config is None and not options["quiet"]:
+            report(f"settings read from {config.origin}")
+        if options["detail"]:
+            raise UsageError("--detail (-d) is not supported: score each origlang or subset alone")
+        if testsets.wanted(options):
+            testsets.check(options)
+            text = testsets.action(options)
+            if text is not None:
+                if stdout is None:
+                    raise WriteError("standard output is closed")
+                Output(stdout).write(text)
+                return EXIT_OK
+            options["refs"] = testsets.reference_files(options)
         run_options = check_options(options, config)
+        if not options["quiet"]:
+            for warning in warnings_of(options):
+                report(warning)
         if stdout is None:
             raise WriteError("standard output is closed")
         if args.show_config:

@@ -36,7 +36,7 @@ MAX_JOBS = 1024
 MAX_SAMPLES = 10_000_000
 
 
-def _seed(text: str) -> str:
+def seed_setting(text: str) -> str:
     """A seed: a whole number, or ``none`` (any case) for fresh entropy."""
     if text.strip().lower() == "none":
         return "none"
@@ -104,7 +104,9 @@ TABLE: tuple[Group, ...] = (
                 kind="choice",
                 choices=FORMATS,
                 help="text (SacreBLEU's line per metric), tsv (a header, then one row per "
-                "record) or json (JSON Lines, one object per metric per record); default: text",
+                "record), jsonl (JSON Lines, one object per metric per record), json "
+                "(SacreBLEU's JSON document, at the end), stats or latex; default: text "
+                "(json with --compat sacrebleu)",
             ),
             Option(
                 ("-w", "--width"),
@@ -149,7 +151,7 @@ TABLE: tuple[Group, ...] = (
                 "seconds otherwise)",
             ),
             Option(
-                ("-j", "--jobs"),
+                ("-j", "--jobs", "--paired-jobs"),
                 "jobs",
                 1,
                 kind="int",
@@ -157,7 +159,126 @@ TABLE: tuple[Group, ...] = (
                 maximum=MAX_JOBS,
                 metavar="N",
                 help="count segments in N worker processes (0: one per core; default: 1); "
-                "the output is the same as with one",
+                "the output is the same as with one (--paired-jobs is SacreBLEU's name)",
+            ),
+            Option(
+                ("-sh", "--short"),
+                "short",
+                False,
+                kind="bool",
+                help="SacreBLEU's short signatures (#:1|c:mixed|...|v:...)",
+            ),
+            Option(
+                ("-q", "--quiet"),
+                "quiet",
+                False,
+                kind="bool",
+                help="no warnings on stderr (SacreBLEU's, and the config file found); "
+                "errors still are",
+            ),
+            Option(
+                ("-nc", "--no-color"),
+                "no_color",
+                False,
+                kind="flag",
+                config=False,
+                help="no colours: accepted for SacreBLEU's sake; bleustream never colours",
+            ),
+            Option(
+                ("--force",),
+                "force",
+                False,
+                kind="bool",
+                help="no warning that the hypotheses look tokenized (100 or more end in ' .')",
+            ),
+            Option(
+                ("--allow-empty",),
+                "allow_empty",
+                False,
+                kind="bool",
+                help="an input with no segments scores 0 and exits 0, instead of status 65",
+            ),
+            Option(
+                ("--compat",),
+                "compat",
+                "bleustream",
+                kind="choice",
+                choices=("bleustream", "sacrebleu"),
+                help="sacrebleu: SacreBLEU's defaults and layouts (JSON for one system, its "
+                "tables, -sl lines); also BLEUSTREAM_COMPAT=sacrebleu (default: bleustream)",
+            ),
+        ),
+    ),
+    Group(
+        "SacreBLEU's test sets (need the sacrebleu package: pip install 'bleustream[testsets]')",
+        (
+            Option(
+                ("-t", "--test-set"),
+                "test_set",
+                None,
+                metavar="NAME",
+                config=False,
+                help="references from SacreBLEU's test set NAME (comma-separated: several in "
+                "turn), from its cache ($SACREBLEU, else ~/.sacrebleu); needs -l",
+            ),
+            Option(
+                ("--echo",),
+                "echo",
+                None,
+                metavar="FIELD",
+                multiple=True,
+                config=False,
+                help="print the test set's fields (src, ref, docid, ...; all) tab-separated "
+                "and exit",
+            ),
+            Option(
+                ("--list",),
+                "list",
+                False,
+                kind="flag",
+                config=False,
+                help="list the test sets (with -t: its pairs and fields) and exit",
+            ),
+            Option(
+                ("--citation", "--cite"),
+                "citation",
+                False,
+                kind="flag",
+                config=False,
+                help="print the BibTeX of the -t test sets and exit",
+            ),
+            Option(
+                ("-ol", "--origlang"),
+                "origlang",
+                None,
+                metavar="LANG",
+                config=False,
+                help="only the documents of original language LANG (non-LANG: the others)",
+            ),
+            Option(
+                ("--subset",),
+                "subset",
+                None,
+                metavar="REGEX",
+                config=False,
+                help="only the documents whose domain annotation matches REGEX",
+            ),
+            Option(
+                ("--download",),
+                "download",
+                None,
+                metavar="NAME",
+                config=False,
+                help="download test set NAME (all pairs, or -l's) into the cache and exit",
+            ),
+            Option(
+                ("-d", "--detail"),
+                "detail",
+                False,
+                kind="flag",
+                config=False,
+                help="scores by original language and domain (needs -t); not supported: "
+                "an error naming it",
             ),
         ),
     ),
@@ -213,7 +334,7 @@ TABLE: tuple[Group, ...] = (
                 ("--seed",),
                 "seed",
                 "12345",
-                reader=_seed,
+                reader=seed_setting,
                 metavar="N",
                 help="the random seed of resampling, or 'none' for fresh entropy (default: "
                 "SacreBLEU's 12345)",
@@ -224,7 +345,7 @@ TABLE: tuple[Group, ...] = (
         "input",
         (
             Option(
-                ("--encoding",),
+                ("-e", "--encoding"),
                 "encoding",
                 "utf-8",
                 metavar="NAME",
@@ -360,6 +481,17 @@ def all_options() -> Iterator[Option]:
         yield from group.options
 
 
+def option_dests() -> dict[str, str]:
+    """Every option string of the command line, and the setting it sets."""
+    dests = {"-h": "help", "--help": "help", "-V": "version", "--version": "version"}
+    for option in all_options():
+        for flag in option.flags:
+            dests[flag] = option.dest
+            if option.kind == "bool" and flag.startswith("--"):
+                dests["--no-" + flag[2:]] = option.dest
+    return dests
+
+
 def config_options() -> list[Option]:
     """The options that are also config keys."""
     return [option for option in all_options() if option.config]
@@ -384,7 +516,7 @@ EXAMPLES_HELP = """\
 examples:
   paste hyp.de ref.de | bleustream
   bleustream ref.de < hyp.de
-  bleustream ref.A.de ref.B.de -i hyp.de -f json
+  bleustream ref.A.de ref.B.de -i hyp.de -f jsonl
   bleustream -b ref.de -i hyp.de           # the score alone, for $(...)
   bleustream -sl --every 100 -f tsv ref.de < hyp.de
   fairseq-generate data-bin --path model.pt | bleustream --input-format fairseq

@@ -126,6 +126,9 @@ def items_of_segments(
             hyps = (segment.hyp, *more)
             yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
         return
+    if options.stdin_systems > 1:
+        yield from _stdin_systems(segments, options.stdin_systems, sources[0], policy)
+        return
     n = options.systems
     for segment in segments:
         if n == 1:
@@ -143,6 +146,55 @@ def items_of_segments(
         hyps = (segment.hyp, *segment.refs[: n - 1])
         refs = segment.refs[n - 1 :]
         yield Item(hyps, refs, None, 1, segment.line, segment.id, True, policy.count)
+
+
+def _stdin_systems(
+    segments: Iterator[Segment], n: int, source: LineSource, policy: BadLinePolicy
+) -> Iterator[Item]:
+    """Items of stdin lines whose tab-separated fields are ``n`` systems.
+
+    As SacreBLEU reads them: the first line fixes the number of fields
+    (each field as it is, the line right-stripped); every later line must
+    have as many, each field right-stripped.
+    """
+    first = True
+    for segment in segments:
+        fields = segment.hyp.split("\t")
+        if len(fields) != n:
+            raise InputError(
+                f"expected {n} tab-separated hypotheses (one per system, as on the first "
+                f"line), found {len(fields)}",
+                source.name,
+                segment.line,
+            )
+        hyps = tuple(fields) if first else tuple(field.rstrip() for field in fields)
+        first = False
+        yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
+
+
+def peek_stdin_systems(stdin: BinaryIO, encoding: str) -> tuple[BinaryIO, int]:
+    """The number of tab-separated fields of stdin's first line, and a
+    stream that reads that line again."""
+    first = stdin.readline()
+    text = first.decode(encoding, "replace").rstrip()
+    return _Replay(first, stdin), len(text.split("\t")) if text else 1
+
+
+class _Replay:
+    """A binary stream whose first line, already read, is read again."""
+
+    def __init__(self, first: bytes, stream: BinaryIO) -> None:
+        self._first: bytes | None = first
+        self._stream = stream
+
+    def readline(self, size: int = -1) -> bytes:
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        return self._stream.readline(size)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def _other_systems(

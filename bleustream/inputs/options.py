@@ -29,6 +29,9 @@ class ReadOptions:
     fairseq_hyp: str = "D"
     keyed_refs: str | None = None
     systems: int = 1  # paste input: hypotheses per line
+    # REF files with tab-separated stdin: the systems in each line's fields,
+    # as SacreBLEU reads them (0: stdin is one system's lines, tabs and all).
+    stdin_systems: int = 0
     num_refs: int = 1  # references per line of the one reference file
     sentence_level: bool = False
     # Merging statistics: by metric name, the score-only settings that the

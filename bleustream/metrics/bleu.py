@@ -486,6 +486,10 @@ def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
     return bleu_of_row(tuple(row), sentence_settings(settings))
 
 
+# SacreBLEU's --short names of this metric's signature keys.
+SHORT_KEYS = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
+
+
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     return signature_fields(settings, nrefs)
 

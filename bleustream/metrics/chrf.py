@@ -674,6 +674,10 @@ def sentence_score(row: Sequence[Any], settings: Settings) -> ChrfScore:
     return score(row, settings)
 
 
+# SacreBLEU's --short names of this metric's signature keys.
+SHORT_KEYS = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
+
+
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     """SacreBLEU's ``CHRFSignature`` fields in its order, ``version`` last."""
     return {

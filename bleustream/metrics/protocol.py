@@ -60,6 +60,7 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   (``Signature.format(short=True)``), besides the common ones;
 * ``score_object(Score, S) -> scores.Score``: SacreBLEU's score object of a
   score (``BLEUScore``...), what the Python API hands back;
+* ``SHORT_KEYS``: SacreBLEU's ``--short`` names of its signature keys;
 * ``json_fields(Score, S) -> dict``: what a JSON record holds besides
   ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
   such as BLEU's precisions);

@@ -13,8 +13,9 @@ JSON fields and TSV columns) comes from the metric module itself.
 * ``tsv``: a header row, then one row per record; each metric adds its
   columns in the order asked; floats are written with ``repr`` (the
   shortest string that reads back as the same float).
-* ``json``: JSON Lines, one object per metric per record; floats at full
+* ``jsonl``: JSON Lines, one object per metric per record; floats at full
   precision.
+* ``json``: SacreBLEU's JSON document of the corpus scores, at the end.
 * ``latex``: SacreBLEU's LaTeX table of several systems' corpus scores
   (and test results); records before the end are not written.
 * ``stats``: JSON Lines, one object per record with every metric's raw
@@ -35,7 +36,7 @@ from bleustream.errors import count_of
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.stats_record import record_object
 
-FORMATS = ("text", "tsv", "json", "stats", "latex")
+FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
 KINDS = ("segment", "running", "corpus")
 
 
@@ -72,10 +73,28 @@ class Context:
     score_only: bool = False
     named_systems: bool = False  # records carry a system name
     test: str | None = None  # "ci", "bs" or "ar": records carry test results
+    short: bool = False  # SacreBLEU's short signatures in text
+    compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
+    # Only the segment lines are written (-sl -b; -sl in SacreBLEU's layout).
+    sentence_only: bool = False
+
+    def signature_text(self, index: int) -> str:
+        """The signature of the metric at ``index`` as text lines show it."""
+        spec = self.specs[index]
+        short = getattr(spec.metric, "SHORT_KEYS", {}) if self.short else None
+        return format_signature(self.signatures[index], short)
 
 
-def format_signature(fields: dict[str, str]) -> str:
-    return "|".join(f"{key}:{value}" for key, value in fields.items())
+# SacreBLEU's --short names of the signature keys every metric shares.
+SHORT_KEYS = {"nrefs": "#", "bs": "bs", "ar": "ar", "seed": "rs", "version": "v"}
+
+
+def format_signature(fields: dict[str, str], short_keys: dict[str, str] | None = None) -> str:
+    """``key:value|...``; with ``short_keys`` (a metric's), SacreBLEU's ``--short`` form."""
+    if short_keys is None:
+        return "|".join(f"{key}:{value}" for key, value in fields.items())
+    names = {**SHORT_KEYS, **short_keys}
+    return "|".join(f"{names.get(key, key)}:{value}" for key, value in fields.items())
 
 
 def _scores_only(record: Record, ctx: Context) -> str:
@@ -102,14 +121,21 @@ def notes_of(record: Record) -> str:
 def format_text(record: Record, ctx: Context) -> str:
     if ctx.score_only:
         return _scores_only(record, ctx)
+    if ctx.compat and record.kind == "segment":
+        # SacreBLEU's -sl line: the metric's whole line, signature and all.
+        lines = []
+        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+            detail = spec.metric.verbose(score, spec.settings)
+            text = f"{spec.label}|{ctx.signature_text(index)} = {score.score:.{ctx.width}f}"
+            lines.append(text + (f" {detail}" if detail else "") + "\n")
+        return "".join(lines)
     prefix = f"{record.system}: " if ctx.named_systems and record.system is not None else ""
     if record.kind == "corpus":
         notes = notes_of(record)
         lines = []
-        for spec, signature, score in zip(ctx.specs, ctx.signatures, record.scores):
-            text = (
-                f"{prefix}{spec.label}|{format_signature(signature)} = {score.score:.{ctx.width}f}"
-            )
+        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
+            signature = ctx.signature_text(index)
+            text = f"{prefix}{spec.label}|{signature} = {score.score:.{ctx.width}f}"
             detail = spec.metric.verbose(score, spec.settings)
             lines.append(text + (f" {detail}" if detail else "") + notes + "\n")
         return "".join(lines)
@@ -275,7 +301,9 @@ Formatter = Callable[[Record, Context], str]
 FORMATTERS: dict[str, Formatter] = {
     "text": format_text,
     "tsv": format_tsv,
-    "json": format_json,
+    "jsonl": format_json,
+    # SacreBLEU's JSON document is written whole at the end (bleustream.output.tables).
+    "json": lambda record, ctx: "",
     "stats": format_stats,
     # LaTeX is written whole at the end (bleustream.output.tables), not per record.
     "latex": lambda record, ctx: "",

@@ -9,7 +9,7 @@ What SacreBLEU 2.6 prints, and what is reproduced here:
   3.4) ...`` -- ``score_text``, ``single_line``, ``align_single_lines``,
   ``confidence_json_fields``;
 * several systems (``print_results_table``): a table, then for paired
-  tests an explanatory paragraph, then the metric signatures (``-f json``
+  tests an explanatory paragraph, then the metric signatures (``-f jsonl``
   holds ``paired_json_value`` per cell instead).  ``latex_report``
   gives ``-f latex`` exactly (tabulate's ``latex_booktabs`` as SacreBLEU
   calls it, with ``--no-color``).  ``text_report`` gives ``-f text`` with
@@ -133,7 +133,7 @@ def cell_text(result: Entry, width: int = 1, multiline: bool = False) -> str:
 
 
 def paired_json_value(result: Entry) -> dict[str, float | None]:
-    """A result as SacreBLEU's paired ``-f json`` holds it (``Entry.__dict__``).
+    """A result as SacreBLEU's paired ``-f jsonl`` holds it (``Entry.__dict__``).
 
     SacreBLEU itself fails here when a mean is a numpy float32 (chrF, TER):
     ``json.dumps`` cannot write one; these are plain floats.
@@ -404,3 +404,100 @@ def latex_report(
 ) -> str:
     """The whole ``-f latex`` output for several systems, as SacreBLEU prints it."""
     return _report(latex_table(results, width), results, signatures, test, n_samples)
+
+
+# ----------------------------------------------------------------------------
+# SacreBLEU's JSON document (-f json)
+# ----------------------------------------------------------------------------
+
+
+def single_json(
+    result: Entry, signature: Mapping[str, str], signature_text: str, verbose: str, width: int
+) -> str:
+    """One metric of one system as ``Score.format(..., is_json=True)`` writes it."""
+    import json
+
+    data: dict[str, Any] = {
+        "name": result.metric,
+        "score": float(f"{result.score:.{width}f}"),
+        "signature": signature_text,
+    }
+    data.update(confidence_json_fields(result, width))
+    if verbose:
+        data["verbose_score"] = verbose
+    data.update(signature)
+    return json.dumps(data, indent=1, ensure_ascii=False)
+
+
+def single_json_document(parts: Sequence[str]) -> str:
+    """``print_single_results`` in JSON: one object, or an array of them."""
+    if len(parts) == 1:
+        return parts[0] + "\n"
+    return "[\n" + ",\n".join(parts) + "\n]\n"
+
+
+def systems_json(results: Sequence[Entry], paired: bool, width: int) -> str:
+    """Several systems' JSON: scores as strings, or each test's result."""
+    import json
+
+    rows: dict[str, dict[str, Any]] = {}
+    for r in results:
+        row = rows.setdefault(r.system, {"system": r.system})
+        row[r.metric] = paired_json_value(r) if paired else f"{r.score:.{width}f}"
+    return json.dumps(list(rows.values()), indent=4) + "\n"
+
+
+# ----------------------------------------------------------------------------
+# Several systems: tabulate's fancy_grid, as SacreBLEU calls it
+# ----------------------------------------------------------------------------
+
+
+def grid_table(results: Sequence[Entry], width: int = 1) -> str:
+    """The ``-f text`` table of ``print_results_table``: tabulate's ``fancy_grid``
+    with the system column right-aligned and the others centred, each column at
+    least its title's width plus 2, cells padded with a space, rules between rows."""
+    titles, columns = _grid(results, width, multiline=True)
+    columns = [
+        _tabulate_column(column, width) if not any("\n" in c for c in column) else column
+        for column in columns
+    ]
+    widths = [
+        max([len(title) + 2, *(len(part) for cell in column for part in cell.split("\n"))])
+        for title, column in zip(titles, columns)
+    ]
+
+    def lines_of(cells: Sequence[str]) -> list[str]:
+        split = [cell.split("\n") for cell in cells]
+        height = max(len(parts) for parts in split)
+        out = []
+        for i in range(height):
+            parts = [p[i] if i < len(p) else "" for p in split]
+            padded = [
+                f"{part:>{w}}" if index == 0 else f"{part:^{w}}"
+                for index, (part, w) in enumerate(zip(parts, widths))
+            ]
+            out.append("│" + "│".join(f" {part} " for part in padded) + "│")
+        return out
+
+    def rule(left: str, fill: str, mid: str, right: str) -> str:
+        return left + mid.join(fill * (w + 2) for w in widths) + right
+
+    lines = [rule("╒", "═", "╤", "╕"), *lines_of(titles), rule("╞", "═", "╪", "╡")]
+    rows = list(zip(*columns))
+    for index, row in enumerate(rows):
+        lines += lines_of(list(row))
+        if index < len(rows) - 1:
+            lines.append(rule("├", "─", "┼", "┤"))
+    lines.append(rule("╘", "═", "╧", "╛"))
+    return "\n".join(lines)
+
+
+def grid_report(
+    results: Sequence[Entry],
+    signatures: Mapping[str, str],
+    test: str | None = None,
+    n_samples: int | None = None,
+    width: int = 1,
+) -> str:
+    """The whole ``-f text`` output for several systems, as SacreBLEU draws it."""
+    return _report(grid_table(results, width), results, signatures, test, n_samples)

@@ -1,0 +1,342 @@
+"""SacreBLEU's command lines, run by ``sacrebleu`` and by ``bleustream``.
+
+A script written for SacreBLEU should keep its numbers when ``sacrebleu``
+becomes ``bleustream``.  Each test runs both real commands on the same
+files (small subsets of the shared WMT17 set, made in ``tmp_path``) and
+compares what they print; no expected value is computed by bleustream.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.clirun import COMMAND
+from tests.conftest import REAL_DATA, REAL_DATA_MISSING
+
+SACREBLEU = [sys.executable, "-m", "sacrebleu"]
+WMT17 = REAL_DATA / "sacrebleu-wmt17-en-de"
+SYSTEMS = ("online-B.0", "uedin-nmt.4722", "online-A.0")
+
+
+def env_of(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SACREBLEU", "BLEUSTREAM"))}
+    env.pop("NO_COLOR", None)
+    env.update(extra or {})
+    return env
+
+
+def call(
+    command: list[str],
+    *args: str | Path,
+    cwd: Path,
+    input: bytes = b"",
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [*command, *map(str, args)],
+        input=input,
+        capture_output=True,
+        cwd=cwd,
+        env=env_of(env),
+        timeout=300,
+    )
+
+
+def sacrebleu(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return call(SACREBLEU, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def bleustream(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return call(COMMAND, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def masked(text: bytes) -> str:
+    """Output with the version fields masked (the only field that differs)."""
+    out = text.decode("utf-8")
+    out = re.sub(r"version:[^|\s\"]+", "version:X", out)
+    out = re.sub(r"(?<=\|)v:[^|\s\"]+", "v:X", out)
+    return re.sub(r'"version": "[^"]*"', '"version": "X"', out)
+
+
+def scores(text: bytes) -> list[str]:
+    """The numbers of a text output, in order (layouts aside)."""
+    return re.findall(r"\d+\.\d+", re.sub(r"version:[^|\s]+", "", text.decode("utf-8")))
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 300 lines of the WMT17 en-de reference and three systems."""
+    if not WMT17.is_dir():
+        pytest.skip(REAL_DATA_MISSING)
+    where = tmp_path_factory.mktemp("wmt17")
+
+    def head(name: str, to: str) -> None:
+        lines = (WMT17 / name).read_bytes().splitlines(keepends=True)[:300]
+        (where / to).write_bytes(b"".join(lines))
+
+    head("newstest2017.en-de.ref.de", "ref")
+    for system in SYSTEMS:
+        head(f"newstest2017.hyp.{system}.en-de.de", system)
+    return where
+
+
+def pasted(where: Path, *names: str) -> bytes:
+    columns = [(where / name).read_text(encoding="utf-8").splitlines() for name in names]
+    return "".join("\t".join(fields) + "\n" for fields in zip(*columns)).encode("utf-8")
+
+
+# --------------------------------------------------------------------------
+# Tab-separated stdin with REF operands: one system per field
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-f", "text"),
+        ("-f", "text", "-m", "bleu", "chrf"),
+        ("-f", "text", "-pbs", "-pbsn", "20"),
+        ("-f", "text", "-par", "-parn", "20", "-m", "bleu", "ter"),
+    ],
+    ids=["table", "two-metrics", "paired-bs", "paired-ar"],
+)
+def test_tab_separated_stdin_with_refs_is_several_systems(
+    data: Path, args: tuple[str, ...]
+) -> None:
+    stdin = pasted(data, *SYSTEMS[:2])
+    theirs = sacrebleu("ref", *args, cwd=data, input=stdin)
+    ours = bleustream("ref", *args, cwd=data, input=stdin)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr.decode()
+    assert scores(ours.stdout) == scores(theirs.stdout)
+    names = re.findall(r"(Baseline|System \d)", theirs.stdout.decode())
+    assert re.findall(r"(Baseline|System \d)", ours.stdout.decode()) == names
+
+
+def test_tab_separated_stdin_systems_in_latex_are_sacrebleus(data: Path) -> None:
+    stdin = pasted(data, *SYSTEMS)
+    args = ("ref", "-f", "latex", "-m", "bleu", "chrf")
+    theirs = sacrebleu(*args, cwd=data, input=stdin)
+    ours = bleustream(*args, cwd=data, input=stdin)
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout))
+
+
+def test_one_field_on_stdin_with_refs_is_one_system(data: Path) -> None:
+    stdin = (data / SYSTEMS[0]).read_bytes()
+    theirs = sacrebleu("ref", "-f", "text", cwd=data, input=stdin)
+    ours = bleustream("ref", "-f", "text", cwd=data, input=stdin)
+    assert masked(ours.stdout) == masked(theirs.stdout)
+
+
+def test_paste_without_refs_is_still_hypothesis_and_reference(data: Path) -> None:
+    """bleustream's own paste input keeps its meaning (SacreBLEU refuses it)."""
+    pasted_input = pasted(data, SYSTEMS[0], "ref")
+    ours = bleustream("-f", "text", cwd=data, input=pasted_input)
+    theirs = sacrebleu("ref", "-i", SYSTEMS[0], "-f", "text", cwd=data)
+    assert masked(ours.stdout) == masked(theirs.stdout)
+
+
+def test_stdin_systems_of_uneven_fields_are_an_error(data: Path) -> None:
+    ours = bleustream("ref", input=b"a\tb\nc\n" + b"d\te\n" * 298, cwd=data)
+    assert ours.returncode == 65
+    assert b"tab-separated" in ours.stderr and len(ours.stderr.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------
+# Options and abbreviations as SacreBLEU reads them
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--tok", "intl"),
+        ("--token=char",),
+        ("--lower",),
+        ("--smooth-m", "floor"),
+        ("--sh",),
+        ("-sh", "-m", "ter"),
+        ("--short", "-w", "3"),
+        ("-e", "utf-8"),
+        ("-j", "2"),
+        ("--paired-jobs", "2"),
+        ("--force", "-q", "-nc"),
+        ("-tintl",),
+    ],
+)
+def test_options_and_abbreviations_mean_what_they_mean_in_sacrebleu(
+    data: Path, args: tuple[str, ...]
+) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-f", "text", *args)
+    theirs = sacrebleu(*line, cwd=data)
+    ours = bleustream(*line, cwd=data)
+    assert ours.returncode != 0 or masked(ours.stdout) == masked(theirs.stdout), ours.stderr
+    assert (ours.returncode == 0) == (theirs.returncode == 0), ours.stderr.decode()
+
+
+def test_t_is_the_test_set_never_the_tokenizer(data: Path) -> None:
+    """``-t none`` must not score with ``-tok none``: it names a test set."""
+    ours = bleustream("-t", "none", "ref", "-i", SYSTEMS[0], cwd=data)
+    assert ours.returncode == 2
+    assert b"tok:none" not in ours.stdout
+    assert len(ours.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("abbreviation", ["--conf", "--chrf-w", "--paired", "-to"])
+def test_abbreviations_ambiguous_to_sacrebleu_are_refused(data: Path, abbreviation: str) -> None:
+    theirs = sacrebleu("ref", "-i", SYSTEMS[0], abbreviation, "1", cwd=data)
+    ours = bleustream("ref", "-i", SYSTEMS[0], abbreviation, "1", cwd=data)
+    assert theirs.returncode == ours.returncode == 2
+    assert b"ambiguous" in ours.stderr
+
+
+# --------------------------------------------------------------------------
+# Test sets, from a SacreBLEU cache laid out in tmp_path
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A $SACREBLEU with WMT17 en-de's five field files (the reference real, the
+    source and metadata empty: not in the shared data)."""
+    if not WMT17.is_dir():
+        pytest.skip(REAL_DATA_MISSING)
+    where = tmp_path_factory.mktemp("sacrebleu-cache")
+    (where / "wmt17").mkdir()
+    reference = (WMT17 / "newstest2017.en-de.ref.de").read_bytes()
+    (where / "wmt17" / "wmt17.en-de.ref").write_bytes(reference)
+    for field in ("src", "docid", "genre", "origlang"):
+        (where / "wmt17" / f"wmt17.en-de.{field}").write_bytes(b"")
+    return where
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-t", "wmt17", "-l", "en-de", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "-f", "text", "-m", "chrf", "-b"),
+        ("--test-set", "wmt17", "--language-pair", "en-de", "-f", "text", "-tok", "intl"),
+        ("-t", "wmt17", "-l", "en-de", "--echo", "ref"),
+        ("--list", "-t", "wmt17"),
+        ("--list", "-l", "en-de"),
+        ("--download", "wmt17", "-l", "en-de"),
+    ],
+)
+def test_test_sets_as_sacrebleu_reads_its_cache(cache: Path, args: tuple[str, ...]) -> None:
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    line = (*args, "-i", hyp) if "-i" not in args and "--echo" not in args else args
+    if "--list" in args or "--download" in args:
+        line = args
+    env = {"SACREBLEU": str(cache)}
+    theirs = sacrebleu(*line, cwd=cache, env=env)
+    ours = bleustream(*line, cwd=cache, env=env)
+    assert (ours.returncode, masked(ours.stdout)) == (theirs.returncode, masked(theirs.stdout))
+
+
+def test_unknown_test_set_and_pair_are_one_line_with_the_hint(cache: Path) -> None:
+    env = {"SACREBLEU": str(cache)}
+    unknown = bleustream("-t", "wmt99", "-l", "en-de", cwd=cache, env=env)
+    assert unknown.returncode == 2 and b"--list" in unknown.stderr
+    pair = bleustream("-t", "wmt17", "-l", "en-xx", cwd=cache, env=env)
+    assert pair.returncode == 2 and b"en-de" in pair.stderr
+    assert len(unknown.stderr.splitlines()) == len(pair.stderr.splitlines()) == 1
+
+
+def test_a_cache_that_cannot_be_filled_is_one_line_naming_it(tmp_path: Path) -> None:
+    empty = tmp_path / "cache"
+    empty.mkdir()
+    (empty / "wmt17").mkdir()
+    (empty / "wmt17" / "raw").write_text("not a directory")  # nothing can be fetched there
+    ours = bleustream("-t", "wmt17", "-l", "en-de", env={"SACREBLEU": str(empty)}, cwd=tmp_path)
+    assert ours.returncode == 74, ours.stderr
+    (line,) = ours.stderr.decode().splitlines()
+    assert "wmt17/en-de" in line and str(empty) in line
+
+
+def test_without_the_testsets_extra_a_test_set_is_one_line_naming_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    (blocker / "sacrebleu").mkdir(parents=True)
+    (blocker / "sacrebleu" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = {"PYTHONPATH": str(blocker)}
+    ours = bleustream("-t", "wmt17", "-l", "en-de", env=env, cwd=tmp_path)
+    assert ours.returncode == 2
+    (line,) = ours.stderr.decode().splitlines()
+    assert "bleustream[testsets]" in line
+
+
+# --------------------------------------------------------------------------
+# Empty input, SACREBLEU_SEED, the config file read, warnings
+# --------------------------------------------------------------------------
+
+TED_TOK = REAL_DATA / "compare-mt-ted-slk-en-tok"
+
+
+def messages(proc: subprocess.CompletedProcess[bytes], prefix: str) -> list[str]:
+    """stderr's lines without the program's prefix."""
+    return [line.removeprefix(prefix) for line in proc.stderr.decode().splitlines()]
+
+
+def test_empty_input_is_an_error_as_in_sacrebleu(data: Path) -> None:
+    (data / "empty").write_bytes(b"")
+    theirs = sacrebleu("empty", "-i", "empty", cwd=data)
+    ours = bleustream("empty", "-i", "empty", cwd=data)
+    assert theirs.returncode != 0
+    assert ours.returncode == 65 and ours.stdout == b""
+    assert len(ours.stderr.splitlines()) == 1 and b"--allow-empty" in ours.stderr
+    allowed = bleustream("empty", "-i", "empty", "--allow-empty", "-b", cwd=data)
+    assert (allowed.returncode, allowed.stdout) == (0, b"0.0\n")
+
+
+@pytest.mark.parametrize("seed", ["7", "none", "12345"])
+def test_sacrebleu_seed_is_honoured_without_seed(data: Path, seed: str) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-ci", "-cin", "50", "-f", "text")
+    theirs = sacrebleu(*line, cwd=data, env={"SACREBLEU_SEED": seed})
+    ours = bleustream(*line, cwd=data, env={"SACREBLEU_SEED": seed})
+    if seed == "none":  # fresh entropy: only the signature can agree
+        assert f"seed:{seed}|".encode() in ours.stdout and f"seed:{seed}|".encode() in theirs.stdout
+    else:
+        assert masked(ours.stdout) == masked(theirs.stdout)
+    given = bleustream(*line, "--seed", "3", cwd=data, env={"SACREBLEU_SEED": seed})
+    assert b"seed:3|" in given.stdout
+
+
+def test_a_config_file_found_is_named_on_stderr(data: Path, tmp_path: Path) -> None:
+    (tmp_path / "bleustream.toml").write_text("width = 2\n", encoding="utf-8")
+    args = (data / "ref", "-i", data / SYSTEMS[0], "-b")
+    found = bleustream(*args, cwd=tmp_path)
+    assert found.stderr == b"bleustream: settings read from bleustream.toml\n"
+    assert bleustream(*args, "-q", cwd=tmp_path).stderr == b""
+    named = bleustream(*args, "--config", "bleustream.toml", cwd=tmp_path)
+    assert named.stderr == b"" and named.stdout == found.stdout
+
+
+def test_forgot_to_detokenize_warning_is_sacrebleus(tmp_path: Path) -> None:
+    if not TED_TOK.is_dir():
+        pytest.skip(REAL_DATA_MISSING)
+    for name in ("ted.ref.eng", "ted.sys1.eng"):
+        lines = (TED_TOK / name).read_bytes().splitlines(keepends=True)[:500]
+        (tmp_path / name).write_bytes(b"".join(lines))
+    line = ("ted.ref.eng", "-i", "ted.sys1.eng", "-b")
+    theirs = sacrebleu(*line, cwd=tmp_path)
+    ours = bleustream(*line, cwd=tmp_path)
+    assert ours.stdout == theirs.stdout
+    assert len(messages(theirs, "sacreBLEU: ")) == 3
+    assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
+    for silent in ("--force", "-q"):
+        assert sacrebleu(*line, "--force", cwd=tmp_path).stderr == b""
+        assert bleustream(*line, silent, cwd=tmp_path).stderr == b""
+
+
+@pytest.mark.parametrize("pair", ["en-zh", "en-ja", "en-ko"])
+def test_tokenizer_advice_for_the_target_is_sacrebleus(data: Path, pair: str) -> None:
+    line = ("ref", "-i", SYSTEMS[0], "-l", pair, "-tok", "13a", "-b")
+    theirs = sacrebleu(*line, cwd=data)
+    ours = bleustream(*line, cwd=data)
+    assert ours.stdout == theirs.stdout
+    assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
+    assert bleustream(*line, "-q", cwd=data).stderr == b""

@@ -48,7 +48,7 @@ from bleustream.inputs.items import (
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
-from bleustream.metrics.registry import Spec
+from bleustream.metrics.registry import Spec, is_corpus_wide
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
     FORMATTERS,
@@ -224,6 +224,8 @@ def run(
 
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
+    if is_corpus_wide(options.specs):
+        return _run_corpus_wide(options, stdin, stdout, report)
     progress: Progress | None = None
 
     def say(message: str) -> None:
@@ -707,3 +709,99 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
         line = single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")
     return "".join(lines)
+
+
+# ----------------------------------------------------------------------------
+# A metric scored at the end from corpus-wide tables (NIST): its weights
+# need every reference, so the run keeps the reference table and each
+# segment's matched n-grams, and writes every record once the input ends.
+# ----------------------------------------------------------------------------
+
+
+def _run_corpus_wide(
+    options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report
+) -> int:
+    """Read everything, then score: sentence records (``-sl``) and the corpus
+    records are written at the end.  Workers (``-j``) are not used: the
+    counting is done here, with the same numbers."""
+    from dataclasses import replace
+
+    spec = options.specs[0]
+    metric, settings = spec.metric, spec.settings
+    words = metric.words_of(settings)
+    table = metric.RefTable(settings.order)
+    policy = BadLinePolicy(options.skip_bad_lines, report)
+    systems = _systems(options)
+    counted: list[list[Any]] = [[] for _ in systems]
+    where: list[Item] = []
+    nrefs: int | None = None
+    status, partial = EXIT_OK, False
+    sources: list[LineSource] = []
+    try:
+        segments, sources = text_items(options.reading, stdin, policy)
+        for item in items_of_segments(segments, options.reading, sources, policy):
+            refs = [words(ref) for ref in item.refs]
+            if not any(refs):
+                raise InputError(
+                    "every reference of this segment is empty: NIST is undefined "
+                    "(mteval-v13a dies here, dividing by zero)",
+                    input_name(options.reading),
+                    item.line,
+                )
+            if nrefs is None:
+                nrefs = len(refs)
+            table.add(refs)
+            for index, hyp in enumerate(item.hyps):
+                counts = metric.segment_counts(words(hyp), refs, settings.order)
+                counted[index].append(counts)
+            if options.sentence_level:
+                where.append(item._replace(hyps=(), refs=()))
+    except Interrupted as exc:
+        partial = True
+        status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+        report(f"interrupted; the score covers the {count_of(len(counted[0]), 'segment')} read")
+    finally:
+        for source in sources:
+            source.close()
+    spec = Spec(metric, replace(settings, nrefs=nrefs or 1))
+    state = _State(options, (spec,), nrefs or len(options.refs) or 1, systems)
+    ctx = state.context()
+    formatter = FORMATTERS[options.format]
+    cache: dict[str, float] = {}
+    zero = spec.zero()
+    totals = []
+    lines = [header(options.format, ctx)]
+    for index in range(len(systems)):
+        total = zero
+        rows = [metric.weighted_row(counts, table, cache) for counts in counted[index]]
+        for row in rows:
+            total = metric.add_row(total, row)
+        totals.append(total)
+        counted[index] = rows
+    if options.sentence_level:
+        for position, item in enumerate(where):
+            for index, system in enumerate(systems):
+                score = spec.sentence_score(counted[index][position])
+                lines.append(formatter(_segment_record(item, (score,), system), ctx))
+    segments = len(counted[0])
+    if segments == 0 and not partial and not policy.count:
+        report(f"no segments in the input ({input_name(options.reading)}); NIST is 0 by definition")
+    if policy.count:
+        report(
+            f"skipped {count_of(policy.count, 'bad line')}; the score covers "
+            f"{count_of(segments, 'segment')}"
+        )
+    finals = [
+        Record(
+            "corpus",
+            (spec.score(total),),
+            segments,
+            system=system,
+            partial=partial,
+            skipped=policy.count,
+        )
+        for system, total in zip(systems, totals)
+    ]
+    lines.append(final_text(options.format, ctx, finals, None))
+    Output(stdout).write("".join(lines))
+    return status

@@ -50,7 +50,7 @@ from bleustream.errors import (
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
-from bleustream.metrics.registry import all_options, specs_from
+from bleustream.metrics.registry import all_options, is_corpus_wide, specs_from
 from bleustream.run import Output, RunOptions, run
 
 if TYPE_CHECKING:
@@ -101,6 +101,8 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     try:
         apply_precedence(options)
         specs = specs_from(options["metrics"], settings_options(options))
+        if is_corpus_wide(specs):
+            _check_corpus_wide(specs[0].name, options)
         # The input options check themselves; built here too, so that a
         # problem is said to come from the config file when it may.
         ReadOptions(
@@ -144,6 +146,23 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         keyed_refs=options["keyed_refs"],
         allow_unpaired=options["allow_unpaired"],
     )
+
+
+def _check_corpus_wide(name: str, options: dict[str, Any]) -> None:
+    """What a metric scored at the end from corpus-wide tables cannot do (yet)."""
+    refused = {
+        "-f stats": options["format"] == "stats",
+        "--input-format stats": options["input_format"] == "stats",
+        "--every": bool(options["every"]),
+        "-ci, --paired-bs and --paired-ar": bool(
+            options["confidence"] or options["paired_bs"] or options["paired_ar"]
+        ),
+    }
+    for what, given in refused.items():
+        if given:
+            raise UsageError(
+                f"-m {name} is scored at the end from corpus-wide reference tables: not with {what}"
+            )
 
 
 _TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}

@@ -23,7 +23,7 @@ from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.kernels import KERNELS
 from bleustream.metrics.protocol import Option
-from bleustream.metrics.registry import DEFAULT_METRICS, METRICS
+from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, METRICS
 from bleustream.output.records import FORMATS
 
 PROG = "bleustream"
@@ -82,14 +82,14 @@ TABLE: tuple[Group, ...] = (
                 "metrics",
                 list(DEFAULT_METRICS),
                 kind="choice",
-                choices=tuple(METRICS),
+                choices=(*METRICS, *CORPUS_METRICS),
                 metavar="NAME",
                 multiple=True,
                 help="metrics to compute, printed in the order given: "
-                + ", ".join(METRICS)
+                + ", ".join((*METRICS, *CORPUS_METRICS))
                 + " (default: "
                 + " ".join(DEFAULT_METRICS)
-                + ")",
+                + "; nist on its own: it is scored at the end)",
             ),
         ),
     ),
@@ -469,7 +469,7 @@ def groups() -> Iterator[Group]:
     """The groups of ``--help`` in order, the metrics' own in their place."""
     for group in TABLE:
         if group.title == "metrics":
-            for metric in METRICS.values():
+            for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
                 yield Group(f"{metric.TITLE} settings", tuple(metric.OPTIONS))
         else:
             yield group

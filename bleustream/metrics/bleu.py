@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Callable
 
@@ -66,6 +66,9 @@ class Settings:
     smooth_value: float | None = None
     effective_order: bool = False
     max_order: int = DEFAULT_MAX_ORDER
+    # --bleu-orders: BLEU-1..max_order beside the score; output only, so
+    # stats records do not carry it.
+    orders: bool = field(default=False, metadata={"output": True})
 
     def __post_init__(self) -> None:
         if not isinstance(self.tokenize, str) or self.tokenize not in TOKENIZERS:
@@ -114,6 +117,8 @@ class BleuScore:
     bp: float
     ratio: float
     row: Row
+    # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
+    by_order: tuple[float, ...] | None = None
 
     @property
     def stats(self) -> Stats:
@@ -298,6 +303,15 @@ OPTIONS = (
         field="max_order",
     ),
     Option(
+        ("--bleu-orders",),
+        "bleu_orders",
+        False,
+        kind="bool",
+        help="also BLEU-1 to BLEU-N (N: --max-ngram-order), each SacreBLEU's BLEU with "
+        "that max n-gram order, from the same statistics",
+        field="orders",
+    ),
+    Option(
         ("--effective-order",),
         "effective_order",
         False,
@@ -308,7 +322,7 @@ OPTIONS = (
 )
 
 # Smoothing and effective order act on summed statistics only.
-SCORE_ONLY = frozenset({"smooth_method", "smooth_value", "effective_order"})
+SCORE_ONLY = frozenset({"smooth_method", "smooth_value", "effective_order", "orders"})
 SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
@@ -326,6 +340,7 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
         smooth_value=value,
         effective_order=options["effective_order"],
         max_order=options["max_ngram_order"],
+        orders=bool(options.get("bleu_orders", False)),
     )
 
 
@@ -471,9 +486,25 @@ def _native_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
 
 
+def with_orders(row: Row, settings: Settings) -> BleuScore:
+    """BLEU of ``row``, with BLEU-1..max_order when the settings ask: each
+    the BLEU of the row cut to orders 1..n, as SacreBLEU's with
+    ``max_ngram_order=n`` counts it."""
+    bleu = bleu_of_row(row, settings)
+    if settings.orders:
+        top = settings.max_order
+        lengths, matches, totals = row[:2], row[2 : 2 + top], row[2 + top :]
+        lower = [
+            bleu_of_row((*lengths, *matches[:n], *totals[:n]), replace(settings, max_order=n)).score
+            for n in range(1, top)
+        ]
+        bleu.by_order = (*lower, bleu.score)
+    return bleu
+
+
 def score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Corpus BLEU of summed statistics."""
-    return bleu_of_row(tuple(row), settings)
+    return with_orders(tuple(row), settings)
 
 
 def sentence_settings(settings: Settings) -> Settings:
@@ -483,7 +514,7 @@ def sentence_settings(settings: Settings) -> Settings:
 
 def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Sentence BLEU of one segment's statistics, as SacreBLEU's ``sentence_score``."""
-    return bleu_of_row(tuple(row), sentence_settings(settings))
+    return with_orders(tuple(row), sentence_settings(settings))
 
 
 # SacreBLEU's --short names of this metric's signature keys.
@@ -531,6 +562,7 @@ def json_fields(bleu: BleuScore, settings: Settings) -> dict[str, Any]:
         "totals": list(stats.totals),
         "hyp_len": stats.hyp_len,
         "ref_len": stats.ref_len,
+        **({"bleu_orders": list(bleu.by_order)} if bleu.by_order is not None else {}),
     }
 
 
@@ -546,6 +578,7 @@ def tsv_fields(bleu: BleuScore, settings: Settings) -> list[tuple[str, str]]:
         ("ref_len", str(stats.ref_len)),
         *((f"m{n}", str(m)) for n, m in zip(orders, stats.matches)),
         *((f"t{n}", str(t)) for n, t in zip(orders, stats.totals)),
+        *((f"bleu{n}", repr(b)) for n, b in zip(orders, bleu.by_order or ())),
     ]
 
 
@@ -553,10 +586,13 @@ def verbose(bleu: BleuScore, settings: Settings) -> str:
     """SacreBLEU's detail after the score."""
     stats = bleu.stats
     precisions = "/".join(f"{p:.1f}" for p in bleu.precisions)
-    return (
+    detail = (
         f"{precisions} (BP = {bleu.bp:.3f} ratio = {bleu.ratio:.3f} "
         f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
     )
+    if bleu.by_order is not None:
+        detail += f" BLEU-1..{len(bleu.by_order)} = " + "/".join(f"{b:.2f}" for b in bleu.by_order)
+    return detail
 
 
 def score_rows(sums: Any, settings: Settings) -> Any:

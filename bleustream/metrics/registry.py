@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from bleustream.errors import UsageError
-from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics import bleu, chrf, nist, ter
 from bleustream.metrics.protocol import Metric, Option, Row
 from bleustream.metrics.scores import Score, Signature
 
@@ -22,6 +22,11 @@ METRICS: dict[str, Metric] = {
     chrf.NAME: chrf,  # type: ignore[dict-item]
     ter.NAME: ter,  # type: ignore[dict-item]
 }
+
+# Metrics whose statistics are corpus-wide tables, scored at the end of a
+# run (NIST's weights need every reference): the run keeps their tables
+# instead of summing rows (``bleustream.run``).  Named with -m like the others.
+CORPUS_METRICS: dict[str, Any] = {nist.NAME: nist}
 
 DEFAULT_METRICS = ("bleu",)
 
@@ -79,7 +84,7 @@ class Spec:
 
 def spec_by_name(name: str, settings: Any) -> Spec:
     """The Spec of a registered metric with ``settings``."""
-    return Spec(METRICS[name], settings)
+    return Spec(metric_of(name), settings)
 
 
 def default_options(name: str) -> dict[str, Any]:
@@ -89,7 +94,7 @@ def default_options(name: str) -> dict[str, Any]:
 
 def all_options() -> Iterator[tuple[Metric, Option]]:
     """Every metric's options, metric by metric in registry order."""
-    for metric in METRICS.values():
+    for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
         for option in metric.OPTIONS:
             yield metric, option
 
@@ -102,4 +107,20 @@ def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, 
     for name in names:
         if name not in seen:
             seen.append(name)
-    return tuple(Spec(METRICS[name], METRICS[name].settings_from(options)) for name in seen)
+    corpus = [name for name in seen if name in CORPUS_METRICS]
+    if corpus and len(seen) > 1:
+        raise UsageError(
+            f"-m {corpus[0]} is scored at the end from corpus-wide tables: "
+            "run it on its own, not with other metrics"
+        )
+    return tuple(Spec(metric_of(name), metric_of(name).settings_from(options)) for name in seen)
+
+
+def metric_of(name: str) -> Any:
+    """The module of a metric named with -m."""
+    return METRICS[name] if name in METRICS else CORPUS_METRICS[name]
+
+
+def is_corpus_wide(specs: Sequence[Spec]) -> bool:
+    """The run scores a corpus-wide metric (alone)."""
+    return any(getattr(spec.metric, "CORPUS_WIDE", False) for spec in specs)

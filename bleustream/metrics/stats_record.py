@@ -16,22 +16,26 @@ FORMAT_NAME = "bleustream-stats"
 FORMAT_VERSION = 1
 
 
+def _recorded(spec: Spec) -> dict[str, Any]:
+    """The settings a record carries: all but those that only add to the
+    output (``metadata={"output": True}``, as BLEU's ``--bleu-orders``)."""
+    return {
+        setting.name: getattr(spec.settings, setting.name)
+        for setting in dataclasses.fields(spec.settings)
+        if not setting.metadata.get("output")
+    }
+
+
 def counting_settings(spec: Spec) -> dict[str, Any]:
     """The settings of a metric that change its statistics."""
     return {
-        key: value
-        for key, value in dataclasses.asdict(spec.settings).items()
-        if key not in spec.metric.SCORE_ONLY
+        key: value for key, value in _recorded(spec).items() if key not in spec.metric.SCORE_ONLY
     }
 
 
 def scoring_settings(spec: Spec) -> dict[str, Any]:
     """The settings of a metric that change only the score of summed statistics."""
-    return {
-        key: value
-        for key, value in dataclasses.asdict(spec.settings).items()
-        if key in spec.metric.SCORE_ONLY
-    }
+    return {key: value for key, value in _recorded(spec).items() if key in spec.metric.SCORE_ONLY}
 
 
 def record_object(

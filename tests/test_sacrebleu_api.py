@@ -3,10 +3,12 @@
 The test files (``test_api.py``, ``test_bleu.py``, ``test_chrf.py``,
 ``test_ter.py``, ``test_sentence_bleu.py`` of SacreBLEU's sdist) are read
 from the directory ``$BLEUSTREAM_SACREBLEU_TESTS`` (or its ``test/``), which
-CI fills (``.ci/run``). They run in a pytest subprocess with the shim of
-``tests/sacrebleu_shim/conftest.py``, and every test must pass except those
-in ``EXCLUDED``. Without the files the test fails in CI (``CI=true``) and
-is skipped elsewhere.
+CI fills (``.ci/run``). They run in a pytest subprocess with the shim
+``tests/sacrebleu_shim/sacrebleu_as_bleustream.py`` copied in as the run's
+``conftest.py`` (it is not named so here: pytest would load it into the
+whole suite), and every test must pass except those in ``EXCLUDED``.
+Without the files the test fails in CI (``CI=true``) and is skipped
+elsewhere.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-SHIM = Path(__file__).resolve().parent / "sacrebleu_shim" / "conftest.py"
+SHIM = Path(__file__).resolve().parent / "sacrebleu_shim" / "sacrebleu_as_bleustream.py"
 FILES = ("test_api.py", "test_bleu.py", "test_chrf.py", "test_ter.py", "test_sentence_bleu.py")
 VARIABLE = "BLEUSTREAM_SACREBLEU_TESTS"
 

@@ -537,6 +537,11 @@ class Job:
             )
         if at != total.segments:
             raise BleustreamError("statistics of some segments are counted twice")
+        if at == 0 and not o.allow_empty:
+            # As the command: an empty input is bad input, not a score of 0.
+            raise InputError(
+                f"no segments in the input ({input_name(o.reading)}); --allow-empty scores it as 0"
+            )
         known = o.num_refs if o.num_refs > 1 else len(o.refs)
         totals = [self._whole(total, s) for s in range(self.systems)]
         store = None

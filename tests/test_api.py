@@ -483,7 +483,7 @@ def test_classes_are_sacrebleus(name: str, kwargs: Kwargs) -> None:
     sentence, against SacreBLEU's class with the same arguments."""
     ours_metric = getattr(bleustream, name)(**kwargs)
     theirs_metric = getattr(sacrebleu, name)(**kwargs)
-    assert bleustream.metrics.__dict__[name] is type(ours_metric)
+    assert getattr(bleustream.metrics, name) is type(ours_metric)
     calls = (("corpus_score", HYPS, REFS), ("sentence_score", HYPS[1], [REFS[0][1]]))
     for method, hyps, refs in calls:
         ours = getattr(ours_metric, method)(hyps, refs)

@@ -44,7 +44,7 @@ def cli_records(tmp_path: Path, hyps: list[str], refs: list[str], order: int) ->
         str(order),
         "-sl",
         "-f",
-        "json",
+        "jsonl",
     )
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.decode().splitlines()]

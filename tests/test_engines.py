@@ -78,9 +78,14 @@ def test_gaps_duplicates_and_failures_are_refused(small: Small, tmp_path: Path) 
 def test_an_empty_input_is_the_commands(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
-    job = engines.Job.from_argv([str(empty), "-i", str(empty), "--no-config"])
+    refused = engines.Job.from_argv([str(empty), "-i", str(empty), "--no-config"])
+    total = sum(refused.part_stats(part) for part in refused.parts(8))
+    with pytest.raises(engines.InputError, match=r"no segments in the input.*--allow-empty"):
+        refused.records(total)
+    job = engines.Job.from_argv([str(empty), "-i", str(empty), "--no-config", "--allow-empty"])
     total = sum(job.part_stats(part) for part in job.parts(8))
-    assert job.records(total).encode() == command_output(str(empty), "-i", str(empty))
+    expected = command_output(str(empty), "-i", str(empty), "--allow-empty")
+    assert job.records(total).encode() == expected
     assert job.notes(total) == [f"no segments in the input ({empty}); BLEU is 0 by definition"]
 
 

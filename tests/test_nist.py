@@ -167,7 +167,7 @@ def _cli(name: str, variant: str, tmp_path: Path, *extra: str) -> tuple[Any, Any
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_cli_json_corpus_and_segments(variant: str, tmp_path: Path) -> None:
-    proc, want, _ = _cli("hand_multi", variant, tmp_path, "-f", "json", "-sl")
+    proc, want, _ = _cli("hand_multi", variant, tmp_path, "-f", "jsonl", "-sl")
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     for system, numbers in want["systems"].items():
@@ -207,7 +207,7 @@ def test_cli_empty_references_are_a_located_data_error(tmp_path: Path) -> None:
 
 
 def test_cli_real_data(tmp_path: Path) -> None:
-    proc, want, _ = _cli("wmt21_en_de_ACD_60", "default", tmp_path, "-f", "json")
+    proc, want, _ = _cli("wmt21_en_de_ACD_60", "default", tmp_path, "-f", "jsonl")
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     # One document on the command line: the system score of all lines in order.

@@ -94,7 +94,7 @@ def edited(index: int, metric: str, stat: int, value: Any) -> list[dict[str, Any
 def test_fractional_ter_edits_are_refused(tmp_path: Path) -> None:
     """0.5 edits were scored as 21.4 beside "num_edits": 1."""
     path = write_records(tmp_path / "bad.stats", edited(0, "ter", 0, 0.5))
-    proc = bleustream("--input-format", "stats", "-f", "json", path.name, cwd=tmp_path)
+    proc = bleustream("--input-format", "stats", "-f", "jsonl", path.name, cwd=tmp_path)
     assert_refused(proc, "bad.stats:1", "ter statistics: the edits must be a whole number")
 
 
@@ -120,7 +120,7 @@ def test_whole_numbers_spelled_as_floats_are_the_numbers(
             entry["stats"][:last] = [float(x) for x in entry["stats"][:last]]
     write_records(tmp_path / "floats.stats", records)
     (tmp_path / "ints.stats").write_text("\n".join(segment_records()) + "\n", encoding="utf-8")
-    args = ("--input-format", "stats", "-sl", "-f", "json", *tests)
+    args = ("--input-format", "stats", "-sl", "-f", "jsonl", *tests)
     floats = ok(bleustream(*args, "floats.stats", cwd=tmp_path)).stdout
     assert floats == ok(bleustream(*args, "ints.stats", cwd=tmp_path)).stdout
 
@@ -202,7 +202,7 @@ def test_rows_no_run_writes_are_refused(tmp_path: Path, what: str) -> None:
     records = [json.loads(line) for line in segment_records()]
     records[0]["metrics"][metric_index(records[0], metric)]["stats"] = row
     write_records(tmp_path / "bad.stats", records)
-    proc = bleustream("--input-format", "stats", "-f", "json", "bad.stats", cwd=tmp_path)
+    proc = bleustream("--input-format", "stats", "-f", "jsonl", "bad.stats", cwd=tmp_path)
     assert_refused(proc, "bad.stats:1", f"{metric} statistics: {message}")
 
 
@@ -236,8 +236,8 @@ def test_smooth_value_alone_is_for_the_records_method(tmp_path: Path) -> None:
     for method in ("floor", "add-k"):
         path = tmp_path / f"{method}.stats"
         write_records(path, written("-s", method, "-sl", REF, "-i", HYP))
-        merged = bleustream("--input-format", "stats", "-sv", "0.5", "-f", "json", path)
-        direct = bleustream("-s", method, "-sv", "0.5", "-f", "json", REF, "-i", HYP)
+        merged = bleustream("--input-format", "stats", "-sv", "0.5", "-f", "jsonl", path)
+        direct = bleustream("-s", method, "-sv", "0.5", "-f", "jsonl", REF, "-i", HYP)
         assert ok(merged).stdout == ok(direct).stdout
     write_records(tmp_path / "exp.stats", written(REF, "-i", HYP))
     proc = bleustream("--input-format", "stats", "-sv", "0.5", "exp.stats", cwd=tmp_path)
@@ -249,7 +249,7 @@ def test_smooth_value_alone_is_for_the_records_method(tmp_path: Path) -> None:
 def test_an_empty_shard_among_systems_files(tmp_path: Path) -> None:
     """An empty shard's 0-segment corpus record adds nothing, with -i too."""
     (tmp_path / "empty").write_text("", encoding="utf-8")
-    empty = written("-sl", tmp_path / "empty", "-i", tmp_path / "empty")
+    empty = written("-sl", "--allow-empty", tmp_path / "empty", "-i", tmp_path / "empty")
     assert [r["segments"] for r in empty] == [0]
     base = written("-sl", REF, "-i", HYP)
     other = written("-sl", REF2, "-i", HYP)
@@ -257,7 +257,7 @@ def test_an_empty_shard_among_systems_files(tmp_path: Path) -> None:
     write_records(tmp_path / "other.stats", other + empty)
     write_records(tmp_path / "base.whole.stats", base)
     write_records(tmp_path / "other.whole.stats", other)
-    args = ("--input-format", "stats", "-pbs", "-pbsn", "50", "-f", "json", "-i")
+    args = ("--input-format", "stats", "-pbs", "-pbsn", "50", "-f", "jsonl", "-i")
     with_empty = ok(bleustream(*args, "base.stats", "other.stats", cwd=tmp_path)).stdout
     alone = ok(bleustream(*args, "base.whole.stats", "other.whole.stats", cwd=tmp_path)).stdout
     assert with_empty == alone.replace(b".whole.stats", b".stats")
@@ -302,11 +302,11 @@ def test_real_runs_are_read_back(tmp_path: Path, extra: tuple[str, ...]) -> None
             files.append(tmp_path / f"{real_set.name}.{k}")
             files[-1].write_text("".join(head), encoding="utf-8")
         hyp, refs = files[0], files[1:]
-        direct = ok(bleustream(*extra, "-f", "json", *refs, "-i", hyp)).stdout
+        direct = ok(bleustream(*extra, "-f", "jsonl", *refs, "-i", hyp)).stdout
         for sentence in ((), ("-sl",)):
             records = written(*extra, *sentence, *refs, "-i", hyp)
             path = write_records(tmp_path / "run.stats", records)
-            merged = ok(bleustream("--input-format", "stats", "-f", "json", path)).stdout
+            merged = ok(bleustream("--input-format", "stats", "-f", "jsonl", path)).stdout
             assert merged == direct, (real_set.name, sentence)
 
 
@@ -383,7 +383,7 @@ def corpus_records() -> tuple[str, ...]:
 
 def read_args(kind: str, tests: tuple[str, ...]) -> tuple[str, ...]:
     sentence = ("-sl",) if kind == "segment" else ()
-    return ("--input-format", "stats", "-f", "json", *sentence, *tests)
+    return ("--input-format", "stats", "-f", "jsonl", *sentence, *tests)
 
 
 def whole_fields(metric: str, size: int) -> range:

@@ -37,18 +37,18 @@ NAMES: dict[str, dict[str, str]] = {
         "use_effective_order": "effective_order",
     },
     "chrf": {
-        "char_order": "chrf_char_order",
-        "word_order": "chrf_word_order",
-        "beta": "chrf_beta",
-        "lowercase": "chrf_lowercase",
-        "whitespace": "chrf_whitespace",
-        "eps_smoothing": "chrf_eps_smoothing",
+        "char_order": "char_order",
+        "word_order": "word_order",
+        "beta": "beta",
+        "lowercase": "lowercase",
+        "whitespace": "whitespace",
+        "eps_smoothing": "eps_smoothing",
     },
     "ter": {
-        "normalized": "ter_normalized",
-        "ignore_punct": "ter_no_punct",
-        "support_zh_ja_chars": "ter_asian_support",
-        "case_sensitive": "ter_case_sensitive",
+        "normalized": "normalized",
+        "ignore_punct": "no_punct",
+        "support_zh_ja_chars": "asian_support",
+        "case_sensitive": "case_sensitive",
     },
 }
 SCORE_ONLY = {

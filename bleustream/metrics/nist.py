@@ -47,7 +47,6 @@ from typing import Any, Callable, NamedTuple
 from bleustream._version import __version__
 from bleustream.errors import UsageError
 from bleustream.metrics.protocol import Option, Row, is_number, whole_counts
-from bleustream.tokenizers.mteval import mteval_words, whitespace_words
 
 DEFAULT_ORDER = 5
 MAX_ORDER = 9  # mteval counts n-grams up to 9 ($max_Ngram)
@@ -90,6 +89,10 @@ DEFAULT_SETTINGS = Settings()
 
 def words_of(settings: Settings) -> Callable[[str], list[str]]:
     """A line to the words NIST counts, as the settings tokenize."""
+    # Imported here: its Unicode tables take a while to compile, and only a
+    # run that scores NIST needs them.
+    from bleustream.tokenizers.mteval import mteval_words, whitespace_words
+
     keep = settings.case_sensitive
     if settings.tokenize == "none":
         return lambda line: whitespace_words(line, keep)

@@ -605,7 +605,19 @@ def _sacrebleu_order(ctx: Context) -> list[int]:
     return [seen[name] for name in sorted(seen)]
 
 
+def _table_names(
+    finals: Sequence[Record], test: Resampling | None, named_baseline: bool
+) -> list[str]:
+    """The systems as tables name them, the baseline marked in a paired test
+    (unless its name already says it is the baseline)."""
+    names = system_names([record.system for record in finals])
+    if test is not None and test.paired and not named_baseline:
+        names[0] = f"Baseline: {names[0]}"
+    return names
+
+
 def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
+    """Each metric's score of a record with what its tests added, in ``ctx``'s order."""
     results = []
     for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         found = record.results[index] if record.results else None
@@ -641,9 +653,7 @@ def _json_document(
 ) -> str:
     """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
     if len(finals) > 1:
-        names = system_names([record.system for record in finals])
-        if test is not None and test.paired and not named_baseline:
-            names[0] = f"Baseline: {names[0]}"
+        names = _table_names(finals, test, named_baseline)
         results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
         keep = set(_sacrebleu_order(ctx))
         per = len(ctx.specs)
@@ -670,23 +680,8 @@ def _table(
     test: Resampling | None,
     named_baseline: bool = False,
 ) -> str:
-    names = system_names([record.system for record in finals])
-    if test is not None and test.paired and not named_baseline:
-        names[0] = f"Baseline: {names[0]}"
-    results = []
-    for name, record in zip(names, finals):
-        for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
-            found = record.results[index] if record.results else None
-            results.append(
-                Result(
-                    name,
-                    spec.label,
-                    score.score,
-                    found.mean if found else None,
-                    found.ci if found else None,
-                    found.p_value if found else None,
-                )
-            )
+    names = _table_names(finals, test, named_baseline)
+    results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
     signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
@@ -700,11 +695,9 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
     """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
     lines = []
     notes = notes_of(record)
+    results = _results_of(ctx, record)  # one system: no p-value
     for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
-        found = record.results[index] if record.results else None
-        result = Result(
-            "", spec.label, score.score, found.mean if found else None, found.ci if found else None
-        )
+        result = results[index]
         detail = spec.metric.verbose(score, spec.settings)
         line = single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")

@@ -123,6 +123,51 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         self.reading  # noqa: B018 (the input options check themselves)
+        if self.systems_given is not None:
+            self.check_systems(self.systems_given, "given")
+
+    @property
+    def systems_given(self) -> int | None:
+        """How many systems the options name, or None where the input says:
+        statistics read back (their records name the systems) and stdin read
+        with REF files (its tab-separated fields are the systems)."""
+        if self.input_format == "stats" or self.stdin_splits:
+            return None
+        return max(len(self.inputs), self.systems)
+
+    @property
+    def stdin_splits(self) -> bool:
+        """Whether stdin's tab-separated fields may be several systems: hypotheses
+        from stdin read in lockstep with REF files, as SacreBLEU reads them."""
+        return (
+            self.input_format == "paste"
+            and bool(self.refs)
+            and self.inputs == ("-",)
+            and self.systems == 1
+        )
+
+    def check_systems(self, nsys: int, counted: str) -> None:
+        """The one rule on the number of systems: a paired test and ``-f latex``
+        need two or more.  *counted* says where *nsys* came from (``given``,
+        ``stdin`` or ``stats``), so that the message says how to give more."""
+        if nsys > 1:
+            return
+        paired = self.test is not None and self.test.paired
+        if not paired and self.format != "latex":
+            return
+        what = (
+            "a paired test needs at least two systems"
+            if paired
+            else "-f latex writes a table of at least two systems"
+        )
+        hint = {
+            "given": "give REF... -i BASELINE SYSTEM..., or paste input with --systems N",
+            "stdin": "stdin has one (give them as tab-separated fields, "
+            "or REF... -i BASELINE SYSTEM...)",
+            "stats": "these statistics are of one (write several systems' with -sl -f stats, "
+            "or give one file per system with -i)",
+        }[counted]
+        raise UsageError(f"{what}: {hint}")
 
     @cached_property
     def reading(self) -> ReadOptions:
@@ -263,13 +308,13 @@ def run(
             state.specs, state.nrefs = state.read.specs, state.read.nrefs
             if state.read.systems is not None:
                 state.systems = state.read.systems
-            _check_systems_for(options, len(state.systems))
+            options.check_systems(len(state.systems), "stats")
             scorer = Scorer(state.specs, len(state.systems))
             store = state.store()
             ctx = state.context()
             items = _prepend(first, items)
         else:
-            if stdin is not None and _splits_stdin(options):
+            if stdin is not None and options.stdin_splits:
                 stdin, options = _stdin_systems(stdin, options)
                 state = _State(options, options.specs, known_nrefs, _systems(options))
                 scorer = Scorer(state.specs, len(state.systems))
@@ -419,24 +464,9 @@ def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunO
                 f"stdin has {fields} tab-separated systems: -ci is for one system; "
                 "use a paired test (--paired-bs or --paired-ar) for several"
             )
-    elif (options.test is not None and options.test.paired) or options.format == "latex":
-        what = "a paired test" if options.format != "latex" else "-f latex"
-        raise UsageError(
-            f"{what} needs at least two systems: stdin has one (give them as "
-            "tab-separated fields, or REF... -i BASELINE SYSTEM...)"
-        )
+    else:
+        options.check_systems(fields, "stdin")
     return stdin, options
-
-
-def _splits_stdin(options: RunOptions) -> bool:
-    """Whether stdin's tab-separated fields may be several systems: hypotheses
-    from stdin read in lockstep with REF files, as SacreBLEU reads them."""
-    return (
-        options.input_format == "paste"
-        and bool(options.refs)
-        and options.inputs == ("-",)
-        and options.systems == 1
-    )
 
 
 def _show_progress(progress: Progress, scorer: Scorer, first: Spec) -> None:
@@ -538,19 +568,6 @@ def _restore_signals(masked: Any) -> int | None:
     except Interrupted as exc:
         return exc.signum
     return None
-
-
-def _check_systems_for(options: RunOptions, nsys: int) -> None:
-    """What needs several systems, given the systems statistics read back name."""
-    if nsys > 1:
-        return
-    if options.test is not None and options.test.paired:
-        raise UsageError(
-            "a paired test needs at least two systems; these statistics are of one "
-            "(write several systems' with -sl -f stats, or give one file per system with -i)"
-        )
-    if options.format == "latex":
-        raise UsageError("-f latex writes a table of several systems; these statistics are of one")
 
 
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:

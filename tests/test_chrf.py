@@ -25,7 +25,6 @@ from sacrebleu.metrics.chrf import CHRF
 
 import bleustream
 from bleustream.cli.options import add_option
-from bleustream.errors import UsageError
 from bleustream.metrics import chrf
 from bleustream.metrics.chrf import Settings
 from bleustream.metrics.protocol import add_rows
@@ -437,10 +436,11 @@ def test_out_of_range_numbers_are_rejected(argv: list[str]) -> None:
         parser().parse_args(argv)
 
 
-def test_zero_total_order_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="cannot both be 0"):
+def test_zero_total_order_is_refused_by_the_settings() -> None:
+    """The settings check themselves (the command turns this into status 2)."""
+    with pytest.raises(ValueError, match="orders cannot both be 0"):
         settings_of(["-cc", "0"])
-    with pytest.raises(UsageError):
+    with pytest.raises(ValueError, match="cannot both be 0"):
         chrf.settings_from({"chrf_char_order": 0, "chrf_word_order": 0})
     assert settings_of(["-cc", "0", "-cw", "1"]) == Settings(char_order=0, word_order=1)
 

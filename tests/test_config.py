@@ -348,7 +348,7 @@ ERRORS = [
     (
         "smooth-value-for-exp",
         "smooth-value = 0.5\n",
-        "--smooth-value applies to floor and add-k, not to exp "
+        "-m bleu: a smoothing value applies to floor and add-k, not to exp "
         "(settings read from bleustream.toml)",
     ),
     (

@@ -701,7 +701,7 @@ def test_a_paired_test_over_statistics_of_one_system_is_a_usage_error(corpus: Co
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert proc.stderr.decode().startswith(
-        "bleustream: a paired test needs at least two systems; these statistics are of one"
+        "bleustream: a paired test needs at least two systems: these statistics are of one"
     )
 
 

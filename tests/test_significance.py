@@ -42,6 +42,7 @@ from sacrebleu.significance import Result as SacreResult
 
 from bleustream.errors import UsageError
 from bleustream.metrics import numpy_scores as batch
+from bleustream.metrics.scores import COMMON_SHORT
 from bleustream.output import tables as report
 from bleustream.significance import draws as significance
 from bleustream.significance.draws import SystemStats
@@ -885,7 +886,7 @@ def test_resampling_signature_fields_order() -> None:
     ]
     assert significance.resampling_signature_fields("ci", 1, 5) == {}
     assert significance.resampling_signature_fields("bs", -3, 0) == {"bs": "1000", "seed": "0"}
-    assert significance.SIGNATURE_SHORT_NAMES["seed"] == "rs"
+    assert COMMON_SHORT["seed"] == "rs"
 
 
 def test_missing_numpy_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:

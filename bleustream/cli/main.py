@@ -100,7 +100,10 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     """
     try:
         apply_precedence(options)
-        specs = specs_from(options["metrics"], settings_options(options))
+        try:
+            specs = specs_from(options["metrics"], settings_options(options))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if is_corpus_wide(specs):
             _check_corpus_wide(specs[0].name, options)
         # The input options check themselves; built here too, so that a
@@ -202,26 +205,8 @@ def _test(options: dict[str, Any]) -> Resampling | None:
         if name in seen:
             raise UsageError(f"system {name} is given twice: each -i FILE names one system")
         seen.add(name)
-    # Statistics read back from one stream name their systems in the
-    # records: the run checks those once it has read them.
-    # Nor does stdin read with REF files: its tab-separated fields are systems.
-    one_system = max(len(options["input"]), options["systems"]) < 2 and not (
-        options["input_format"] == "stats" and len(options["input"]) < 2
-    )
-    stdin_fields = (
-        options["input_format"] == "paste" and options["refs"] and options["input"] == ["-"]
-    )
-    one_system = one_system and not stdin_fields
-    if test is not None and test.paired and one_system:
-        raise UsageError(
-            "a paired test needs at least two systems: REF... -i BASELINE SYSTEM..., "
-            "or paste input with --systems N"
-        )
-    if options["format"] == "latex":
-        if one_system:
-            raise UsageError("-f latex writes a table of several systems; give at least two")
-        if options["sentence_level"] or options["every"]:
-            raise UsageError("-f latex writes the corpus table only: not with -sl or --every")
+    if options["format"] == "latex" and (options["sentence_level"] or options["every"]):
+        raise UsageError("-f latex writes the corpus table only: not with -sl or --every")
     return test
 
 

@@ -18,7 +18,6 @@ from itertools import repeat
 from typing import Any, Callable
 
 from bleustream._version import __version__
-from bleustream.errors import UsageError
 from bleustream.kernels import native as _native
 from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
@@ -328,16 +327,13 @@ SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 def settings_from(options: Mapping[str, Any]) -> Settings:
     """The BLEU settings of resolved options, by dest."""
-    method, value = options["smooth_method"], options["smooth_value"]
     if options.get("language_pair") is not None:
         default_tokenizer(options["language_pair"])  # a malformed pair is an error
-    if value is not None and SMOOTH_DEFAULTS[method] is None:
-        raise UsageError(f"--smooth-value applies to floor and add-k, not to {method}")
     return Settings(
         tokenize=options["tokenize"],
         lowercase=options["lowercase"],
-        smooth_method=method,
-        smooth_value=value,
+        smooth_method=options["smooth_method"],
+        smooth_value=options["smooth_value"],
         effective_order=options["effective_order"],
         max_order=options["max_ngram_order"],
         orders=bool(options.get("bleu_orders", False)),
@@ -515,10 +511,6 @@ def sentence_settings(settings: Settings) -> Settings:
 def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Sentence BLEU of one segment's statistics, as SacreBLEU's ``sentence_score``."""
     return with_orders(tuple(row), sentence_settings(settings))
-
-
-# SacreBLEU's --short names of this metric's signature keys.
-SHORT_KEYS = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
 
 
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:

@@ -56,7 +56,6 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream._version import __version__
-from bleustream.errors import UsageError
 from bleustream.kernels import native as _native
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
@@ -206,19 +205,14 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     """The chrF settings of resolved options, by dest (a missing or None value
     takes the option's default)."""
     values = option_values(options, OPTIONS)
-    if values["chrf_char_order"] + values["chrf_word_order"] == 0:
-        raise UsageError("--chrf-char-order and --chrf-word-order cannot both be 0")
-    try:
-        return Settings(
-            char_order=values["chrf_char_order"],
-            word_order=values["chrf_word_order"],
-            beta=values["chrf_beta"],
-            lowercase=values["chrf_lowercase"],
-            whitespace=values["chrf_whitespace"],
-            eps_smoothing=values["chrf_eps_smoothing"],
-        )
-    except ValueError as e:
-        raise UsageError(f"chrF: {e}") from None
+    return Settings(
+        char_order=values["chrf_char_order"],
+        word_order=values["chrf_word_order"],
+        beta=values["chrf_beta"],
+        lowercase=values["chrf_lowercase"],
+        whitespace=values["chrf_whitespace"],
+        eps_smoothing=values["chrf_eps_smoothing"],
+    )
 
 
 def label(settings: Settings) -> str:
@@ -672,10 +666,6 @@ def sentence_score(row: Sequence[Any], settings: Settings) -> ChrfScore:
     """Sentence chrF: SacreBLEU's ``sentence_score`` is its corpus score of
     one segment, so the same computation."""
     return score(row, settings)
-
-
-# SacreBLEU's --short names of this metric's signature keys.
-SHORT_KEYS = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
 
 
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:

@@ -57,10 +57,10 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
 * ``signature(S, nrefs) -> dict[str, str]``: SacreBLEU's signature fields in
   its order, ``version`` last;
 * ``SIGNATURE_SHORT``: SacreBLEU's short names of the signature's fields
-  (``Signature.format(short=True)``), besides the common ones;
+  (``Signature.format(short=True)``, ``--short``), besides the common ones
+  (``scores.COMMON_SHORT``);
 * ``score_object(Score, S) -> scores.Score``: SacreBLEU's score object of a
   score (``BLEUScore``...), what the Python API hands back;
-* ``SHORT_KEYS``: SacreBLEU's ``--short`` names of its signature keys;
 * ``json_fields(Score, S) -> dict``: what a JSON record holds besides
   ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
   such as BLEU's precisions);

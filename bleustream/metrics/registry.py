@@ -113,7 +113,13 @@ def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, 
             f"-m {corpus[0]} is scored at the end from corpus-wide tables: "
             "run it on its own, not with other metrics"
         )
-    return tuple(Spec(metric_of(name), metric_of(name).settings_from(options)) for name in seen)
+    specs = []
+    for name in seen:
+        try:
+            specs.append(Spec(metric_of(name), metric_of(name).settings_from(options)))
+        except ValueError as exc:  # the settings check themselves
+            raise ValueError(f"-m {name}: {exc}") from None
+    return tuple(specs)
 
 
 def metric_of(name: str) -> Any:

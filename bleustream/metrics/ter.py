@@ -227,10 +227,6 @@ def sentence_score(row: Sequence[Any], settings: Settings) -> TerScore:
     return score(row, settings)
 
 
-# SacreBLEU's --short names of this metric's signature keys.
-SHORT_KEYS = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"}
-
-
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     """SacreBLEU's ``TERSignature`` fields in its order, ``version`` last."""
     return {

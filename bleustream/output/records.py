@@ -29,11 +29,13 @@ number per metric per record, rounded to the width.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import count_of
 from bleustream.metrics.registry import Spec
+from bleustream.metrics.scores import COMMON_SHORT
 from bleustream.metrics.stats_record import record_object
 
 FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
@@ -81,19 +83,16 @@ class Context:
     def signature_text(self, index: int) -> str:
         """The signature of the metric at ``index`` as text lines show it."""
         spec = self.specs[index]
-        short = getattr(spec.metric, "SHORT_KEYS", {}) if self.short else None
+        short = getattr(spec.metric, "SIGNATURE_SHORT", {}) if self.short else None
         return format_signature(self.signatures[index], short)
 
 
-# SacreBLEU's --short names of the signature keys every metric shares.
-SHORT_KEYS = {"nrefs": "#", "bs": "bs", "ar": "ar", "seed": "rs", "version": "v"}
-
-
-def format_signature(fields: dict[str, str], short_keys: dict[str, str] | None = None) -> str:
-    """``key:value|...``; with ``short_keys`` (a metric's), SacreBLEU's ``--short`` form."""
+def format_signature(fields: dict[str, str], short_keys: Mapping[str, str] | None = None) -> str:
+    """``key:value|...``; with ``short_keys`` (a metric's ``SIGNATURE_SHORT``),
+    SacreBLEU's ``--short`` form."""
     if short_keys is None:
         return "|".join(f"{key}:{value}" for key, value in fields.items())
-    names = {**SHORT_KEYS, **short_keys}
+    names = {**COMMON_SHORT, **short_keys}
     return "|".join(f"{names.get(key, key)}:{value}" for key, value in fields.items())
 
 

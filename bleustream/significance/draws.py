@@ -81,9 +81,6 @@ DEFAULT_CI_SAMPLES = 1000
 DEFAULT_BS_SAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
 
-# Signature field names in SacreBLEU's long and short (``--short``) forms.
-SIGNATURE_SHORT_NAMES = {"bs": "bs", "ar": "ar", "seed": "rs"}
-
 # Work arrays hold about this many elements per chunk (indices, counts, masks).
 _CHUNK_ELEMENTS = 1 << 21
 # Integers up to 2**24 are exact in float32.
@@ -126,8 +123,8 @@ def resampling_signature_fields(
     ``test`` is ``"ci"`` (single system ``-ci``), ``"bs"`` or ``"ar"``.
     ``-ci`` adds nothing when ``n_samples`` is 1 or less (SacreBLEU then
     computes no interval).  ``n_confidence`` is AR's bootstrap count for
-    intervals (``-1``: none, ``0``: the default 1000).  Long names; see
-    ``SIGNATURE_SHORT_NAMES`` for ``--short``.
+    intervals (``-1``: none, ``0``: the default 1000).  Long names; their
+    ``--short`` ones are ``metrics.scores.COMMON_SHORT``'s.
     """
     if test == "ci":
         if n_samples <= 1:

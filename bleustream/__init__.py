@@ -20,29 +20,32 @@ Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
 the numbers are the same either way.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bleustream import metrics
 from bleustream._version import __version__
-from bleustream.api import (
-    BLEU,
-    CHRF,
-    TER,
-    Score,
-    Scorer,
-    Totals,
-    corpus_bleu,
-    corpus_chrf,
-    corpus_ter,
-    raw_corpus_bleu,
-    scores,
-    sentence_bleu,
-    sentence_chrf,
-    sentence_scores,
-    sentence_ter,
-    spec,
-)
 from bleustream.kernels import KERNELS
+
+if TYPE_CHECKING:
+    from bleustream import engines, metrics
+    from bleustream.api import (
+        BLEU,
+        CHRF,
+        TER,
+        Score,
+        Scorer,
+        Totals,
+        corpus_bleu,
+        corpus_chrf,
+        corpus_ter,
+        raw_corpus_bleu,
+        scores,
+        sentence_bleu,
+        sentence_chrf,
+        sentence_scores,
+        sentence_ter,
+        spec,
+    )
+    from bleustream.hf import evaluate_module_path
 
 __all__ = [
     "BLEU",
@@ -69,15 +72,27 @@ __all__ = [
 ]
 
 
+# The public names, each loaded when first used (PEP 562), so that the command
+# line, which imports this package first, loads only what a run needs.
+_API = frozenset(__all__) - {"KERNELS", "__version__", "engines", "evaluate_module_path", "metrics"}
+
+
 def __getattr__(name: str) -> Any:
-    # Loaded when first used: the engines' module reads argv with the command's
-    # options, and neither is needed by the command line.
-    if name == "engines":
-        import bleustream.engines
+    if name in _API:
+        from bleustream import api
 
-        return bleustream.engines
-    if name == "evaluate_module_path":
-        from bleustream.hf import evaluate_module_path
+        value = getattr(api, name)
+    elif name in ("engines", "metrics"):
+        import importlib
 
-        return evaluate_module_path
-    raise AttributeError(f"module 'bleustream' has no attribute {name!r}")
+        value = importlib.import_module(f"bleustream.{name}")
+    elif name == "evaluate_module_path":
+        from bleustream.hf import evaluate_module_path as value
+    else:
+        raise AttributeError(f"module 'bleustream' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -28,14 +28,12 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics.arguments import check_hypotheses, check_references, check_sentence
 from bleustream.metrics.metric_classes import (
     BLEU,
     CHRF,
     TER,
     Scoring,
-    check_hypotheses,
-    check_references,
-    check_sentence,
     scoring,
     spec,
     use_resampler,

@@ -36,13 +36,10 @@ from bleustream.errors import (
 )
 from bleustream.inputs.items import (
     Item,
-    ReadBack,
-    chunks_to_items,
     count_item,
     input_name,
     items_of_segments,
     peek_stdin_systems,
-    stats_items,
     text_items,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource
@@ -58,21 +55,11 @@ from bleustream.output.records import (
     header,
     notes_of,
 )
-from bleustream.output.tables import (
-    align_single_lines,
-    grid_report,
-    latex_report,
-    score_text,
-    single_json,
-    single_json_document,
-    single_line,
-    systems_json,
-    text_report,
-)
 from bleustream.scorer import Scorer, Summed, Totals
 from bleustream.significance.result import Result
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
+    from bleustream.inputs.stats_items import ReadBack
     from bleustream.parallel.pool import ParallelCounter
     from bleustream.significance.resampling import Resampling, SegmentStore
 
@@ -212,7 +199,7 @@ class _State:
     nrefs: int | str | None  # None until the first segment or statistics say
     systems: list[str | int | None]
     partial: bool = False  # this run was interrupted
-    read: ReadBack | None = None  # statistics read back
+    read: ReadBack | None = None  # statistics read back (what their records say)
 
     def context(self) -> Context:
         """The context of the records written from now on."""
@@ -300,6 +287,8 @@ def run(
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
+            from bleustream.inputs.stats_items import ReadBack, chunks_to_items, stats_items
+
             segments, sources = stats_items(options.reading, stdin, policy)
             state.read = ReadBack(options.specs)
             items = chunks_to_items(segments, options.reading, state.read)
@@ -534,7 +523,9 @@ def _finals(
         from bleustream.significance.resampling import run_test
 
         results = run_test(test, specs, system_names(state.systems), store)
-    read = state.read or ReadBack(specs)
+    read_partial, read_skipped = (
+        (state.read.partial, state.read.skipped) if state.read else (False, 0)
+    )
     finals = []
     for index, system in enumerate(state.systems):
         per_metric = results[index * len(specs) : (index + 1) * len(specs)]
@@ -544,8 +535,8 @@ def _finals(
                 tuple(scorer.raw_scores(index)),
                 scorer.segments,
                 system=system,
-                partial=state.partial or read.partial,
-                skipped=skipped + read.skipped,
+                partial=state.partial or read_partial,
+                skipped=skipped + read_skipped,
                 unpaired=unpaired,
                 results=tuple(per_metric) if per_metric else None,
             )
@@ -653,41 +644,47 @@ def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
 
 def _single_sacrebleu(ctx: Context, record: Record) -> str:
     """``print_single_results`` as text: metrics by name, lines aligned on ``=``."""
+    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
+
     results = _results_of(ctx, record)
     lines = []
     for index in _sacrebleu_order(ctx):
         spec, result = ctx.specs[index], results[index]
         if ctx.score_only:
-            lines.append(score_text(result, ctx.width))
+            lines.append(tables.score_text(result, ctx.width))
             continue
         detail = spec.metric.verbose(record.scores[index], spec.settings)
-        lines.append(single_line(result, ctx.signature_text(index), detail, ctx.width))
-    return "".join(line + "\n" for line in align_single_lines(lines))
+        lines.append(tables.single_line(result, ctx.signature_text(index), detail, ctx.width))
+    return "".join(line + "\n" for line in tables.align_single_lines(lines))
 
 
 def _json_document(
     ctx: Context, finals: Sequence[Record], test: Resampling | None, named_baseline: bool
 ) -> str:
     """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
+    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
+
     if len(finals) > 1:
         names = _table_names(finals, test, named_baseline)
         results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
         keep = set(_sacrebleu_order(ctx))
         per = len(ctx.specs)
         results = [r for i, r in enumerate(results) if i % per in keep]
-        return systems_json(results, test is not None and test.paired, ctx.width)
+        return tables.systems_json(results, test is not None and test.paired, ctx.width)
     record = finals[0]
     results = _results_of(ctx, record)
     parts = []
     for index in _sacrebleu_order(ctx):
         spec, result = ctx.specs[index], results[index]
         if ctx.score_only:
-            parts.append(score_text(result, ctx.width))
+            parts.append(tables.score_text(result, ctx.width))
             continue
         detail = spec.metric.verbose(record.scores[index], spec.settings)
         signature = ctx.signatures[index]
-        parts.append(single_json(result, signature, format_signature(signature), detail, ctx.width))
-    return single_json_document(parts)
+        parts.append(
+            tables.single_json(result, signature, format_signature(signature), detail, ctx.width)
+        )
+    return tables.single_json_document(parts)
 
 
 def _table(
@@ -697,12 +694,20 @@ def _table(
     test: Resampling | None,
     named_baseline: bool = False,
 ) -> str:
+    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
+
     names = _table_names(finals, test, named_baseline)
     results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
     signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
-    make = latex_report if fmt == "latex" else grid_report if ctx.compat else text_report
+    make = (
+        tables.latex_report
+        if fmt == "latex"
+        else tables.grid_report
+        if ctx.compat
+        else tables.text_report
+    )
     text = make(results, signatures, kind, n, ctx.width)
     notes = notes_of(finals[0])
     return text + (notes.strip() + "\n" if notes else "")
@@ -710,13 +715,15 @@ def _table(
 
 def _single_with_intervals(ctx: Context, record: Record) -> str:
     """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
+    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
+
     lines = []
     notes = notes_of(record)
     results = _results_of(ctx, record)  # one system: no p-value
     for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         result = results[index]
         detail = spec.metric.verbose(score, spec.settings)
-        line = single_line(result, ctx.signature_text(index), detail, ctx.width)
+        line = tables.single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")
     return "".join(lines)
 

@@ -13,14 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bleustream.metrics.arguments import check_hypotheses, check_references, nrefs_of
 from bleustream.metrics.counting import Counter, Rows, Summed, Totals, sum_rows, zero_totals
-from bleustream.metrics.metric_classes import (
-    as_spec,
-    check_hypotheses,
-    check_references,
-    nrefs_of,
-    spec,
-)
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import Score
@@ -30,13 +24,14 @@ __all__ = ["Rows", "Scorer", "Summed", "Totals", "sum_rows", "zero_totals"]
 
 def _specs(metrics: Sequence[Any]) -> list[Spec]:
     """Specs from names, specs, metric objects, and sequences of them."""
-    out = []
+    flat: list[Any] = []
     for metric in metrics:
-        if isinstance(metric, (list, tuple)):
-            out.extend(as_spec(m) for m in metric)
-        else:
-            out.append(as_spec(metric))
-    return out
+        flat.extend(metric if isinstance(metric, (list, tuple)) else (metric,))
+    if all(isinstance(metric, Spec) for metric in flat):
+        return flat  # the command line's: SacreBLEU's classes are not needed
+    from bleustream.metrics.metric_classes import as_spec
+
+    return [as_spec(metric) for metric in flat]
 
 
 class Scorer:
@@ -53,7 +48,7 @@ class Scorer:
     def __init__(self, *metrics: Any, systems: int = 1, nrefs: int | str | None = None) -> None:
         if len(metrics) > 1 and type(metrics[-1]) is int:
             metrics, systems = metrics[:-1], metrics[-1]
-        specs = _specs(metrics) if metrics else [spec("bleu")]
+        specs = _specs(metrics if metrics else ("bleu",))
         self.counter = Counter(specs, systems)
         self.specs = self.counter.specs
         self.totals: tuple[Totals, ...] = tuple(zero_totals(self.specs) for _ in range(systems))

@@ -22,6 +22,13 @@ from functools import lru_cache
 from typing import Any, Callable, ClassVar
 
 from bleustream.metrics import bleu, chrf, ter
+from bleustream.metrics.arguments import (
+    check_hypotheses,
+    check_references,
+    check_sentence,
+    is_sequence,
+    nrefs_of,
+)
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
@@ -43,60 +50,6 @@ _resampler: list[Resampler] = []
 def use_resampler(resampler: Resampler) -> None:
     """Sets the bootstrap behind ``corpus_score(..., n_bootstrap=N)``."""
     _resampler[:] = [resampler]
-
-
-def nrefs_of(counts: set[Any], streams: int) -> int | str:
-    """The number of references per segment, ``var`` when it varies."""
-    if len(counts) == 1:
-        return next(iter(counts))
-    return "var" if counts else streams
-
-
-def _is_sequence(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
-
-
-def check_references(prefix: str, references: Any, segments: int) -> None:
-    """That ``references`` are reference streams, one per reference, each as
-    long as the hypotheses; a TypeError or ValueError that says so if not."""
-    if not _is_sequence(references):
-        raise TypeError(
-            f"{prefix}`refs` should be a sequence of reference streams "
-            f"(refs[j][i] is reference j of segment i), not {type(references).__name__}"
-        )
-    for j, stream in enumerate(references):
-        if not _is_sequence(stream):
-            raise TypeError(
-                f"{prefix}Each element of `refs` should be a sequence of strings: a stream "
-                f"of references, one per segment (for one reference per segment, pass "
-                f"[refs]); element {j} is {type(stream).__name__}"
-            )
-        if len(stream) != segments:
-            raise ValueError(
-                f"{prefix}reference stream {j} has {len(stream)} segments, "
-                f"the hypotheses {segments}"
-            )
-
-
-def check_hypotheses(prefix: str, hypotheses: Any) -> None:
-    if not _is_sequence(hypotheses):
-        raise TypeError(
-            f"{prefix}`hyps` should be a sequence of strings, not {type(hypotheses).__name__}"
-        )
-    for hyp in hypotheses:
-        if not isinstance(hyp, str):
-            if hyp is None:
-                raise TypeError(f"{prefix}Undefined line in hypotheses stream!")
-            raise TypeError(f"{prefix}Each element of `hyps` should be a string.")
-
-
-def check_sentence(prefix: str, hypothesis: Any, references: Any) -> None:
-    if not isinstance(hypothesis, str):
-        raise TypeError(f"{prefix}The argument `hyp` should be a string.")
-    if not _is_sequence(references):
-        raise TypeError(f"{prefix}The argument `refs` should be a sequence of strings.")
-    if not all(isinstance(ref, str) for ref in references):
-        raise TypeError(f"{prefix}Each element of `refs` should be a string.")
 
 
 @dataclass(frozen=True)
@@ -203,8 +156,8 @@ class Metric:
         return self._nrefs
 
     def _cache_references(self, references: Sequence[Sequence[str]]) -> list[Any]:
-        first = references[0] if _is_sequence(references) and references else ()
-        check_references(self._prefix, references, len(first) if _is_sequence(first) else 0)
+        first = references[0] if is_sequence(references) and references else ()
+        check_references(self._prefix, references, len(first) if is_sequence(first) else 0)
         cache, self._nrefs = self._scoring.prepared(references)
         return cache
 

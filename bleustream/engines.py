@@ -73,6 +73,7 @@ __all__ = [
     "Stats",
     "UsageError",
     "command_parser",
+    "engine_parser",
     "failure_gist",
     "index_file",
     "run",
@@ -318,6 +319,25 @@ def command_parser(
     return made
 
 
+def engine_parser(
+    prog: str, engine: str, cluster: tuple[str, str], workers_help: str, per: str = "CPU"
+) -> argparse.ArgumentParser:
+    """bleustream's parser plus what an engine's script takes: where its
+    cluster is (``cluster``: the option and its help), ``--parts`` and
+    ``--workers`` (the local cluster's size)."""
+    parser = command_parser(prog, f"Score with {engine}; prints what bleustream prints.")
+    group = parser.add_argument_group(engine)
+    group.add_argument(cluster[0], help=cluster[1])
+    group.add_argument(
+        "--parts",
+        type=whole_number(1, 1_000_000),
+        metavar="N",
+        help=f"parts of the lines, one task each (default: 4 per {per})",
+    )
+    group.add_argument("--workers", type=whole_number(1, 1024), metavar="N", help=workers_help)
+    return parser
+
+
 def whole_number(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: a whole number from ``low`` to ``high``, for a script's options."""
 
@@ -506,19 +526,20 @@ class Job:
 
         Every segment must be counted once: from the first, in blocks with
         no gap and no overlap, up to a block that ran to the end of the
-        input (or up to ``segments``, when given).  A block that failed
+        input (or up to ``segments``, when given); else the engine lost or
+        repeated work, an ``EngineFailure`` (status 71).  A block that failed
         raises its error, the first in input order.
         """
         o = self.options
         at, ended, nrefs = 0, False, 0
         for block in total.blocks:
             if block.first < at or ended:
-                raise BleustreamError(
+                raise EngineFailure(
                     f"statistics of segment {block.first + 1} are counted twice; no score is "
                     "printed"
                 )
             if block.first > at:
-                raise BleustreamError(
+                raise EngineFailure(
                     f"statistics of segments {at + 1} to {block.first} are missing; no score "
                     "is printed"
                 )
@@ -527,16 +548,16 @@ class Job:
             at, ended = at + block.segments, block.last
             nrefs = nrefs or block.nrefs
         if segments is not None and at != segments:
-            raise BleustreamError(
+            raise EngineFailure(
                 f"statistics of {segments} segments were expected, {at} were counted; "
                 "no score is printed"
             )
         if segments is None and not ended:
-            raise BleustreamError(
+            raise EngineFailure(
                 f"statistics of the input after segment {at} are missing; no score is printed"
             )
         if at != total.segments:
-            raise BleustreamError("statistics of some segments are counted twice")
+            raise EngineFailure("statistics of some segments are counted twice")
         if at == 0 and not o.allow_empty:
             # As the command: an empty input is bad input, not a score of 0.
             raise InputError(

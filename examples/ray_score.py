@@ -69,22 +69,12 @@ def score(job: engines.Job, args: argparse.Namespace) -> engines.Stats:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = engines.command_parser(PROG, "Score with Ray Data; prints what bleustream prints.")
-    group = parser.add_argument_group("Ray")
-    group.add_argument("--address", help="a running Ray cluster (default: start a local one)")
-    group.add_argument(
-        "--parts",
-        type=engines.whole_number(1, 1_000_000),
-        metavar="N",
-        help="parts of the lines, one task each (default: 4 per CPU)",
+    return engines.engine_parser(
+        PROG,
+        "Ray",
+        ("--address", "a running Ray cluster (default: start a local one)"),
+        "CPUs of the local cluster (default: every core)",
     )
-    group.add_argument(
-        "--workers",
-        type=engines.whole_number(1, 1024),
-        metavar="N",
-        help="CPUs of the local cluster (default: every core)",
-    )
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,22 +57,13 @@ def score(job: engines.Job, args: argparse.Namespace) -> engines.Stats:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = engines.command_parser(PROG, "Score with Spark; prints what bleustream prints.")
-    group = parser.add_argument_group("Spark")
-    group.add_argument("--master", help="the Spark master URL (default: local[N])")
-    group.add_argument(
-        "--parts",
-        type=engines.whole_number(1, 1_000_000),
-        metavar="N",
-        help="parts of the lines, one task each (default: 4 per core)",
+    return engines.engine_parser(
+        PROG,
+        "Spark",
+        ("--master", "the Spark master URL (default: local[N])"),
+        "N of local[N] (default: every core)",
+        per="core",
     )
-    group.add_argument(
-        "--workers",
-        type=engines.whole_number(1, 1024),
-        metavar="N",
-        help="N of local[N] (default: every core)",
-    )
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,8 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from bleustream import engines
 from tests.clirun import run
 from tests.conftest import real_sets, require_real_data
@@ -90,6 +92,75 @@ def failing(job: engines.Job) -> engines.Job:
             return super().part_stats(part)
 
     return Failing(job.options, job.names, job.paths)
+
+
+def dropping(job: engines.Job) -> engines.Job:
+    """The job, with its second part's statistics lost on the way (an engine
+    that drops a block): the worker returns nothing counted for it."""
+
+    class Dropping(engines.Job):  # defined here: the engines pickle it by value
+        def part_stats(self, part: engines.Part) -> engines.Stats:
+            stats = super().part_stats(part)
+            return self.zero() if part.first and not part.last else stats
+
+    return Dropping(job.options, job.names, job.paths)
+
+
+def check_engine(
+    example: ModuleType,
+    engine: str,
+    small: Small,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[bytes],
+) -> None:
+    """An engine's example against the command, on the engine its test started.
+
+    Every case's output is the command's, byte for byte.  A worker that
+    fails is one error naming the engine; a part the engine loses is one
+    error saying which segments are missing; both exit 71.  A bad line in a
+    later part is the command's error (65).  None of them prints a score.
+    """
+    for case, make in CASES.items():
+        args = [str(a) for a in make(small)]
+        status = example.main([*args, "--no-config", "--parts", "3"])
+        out, err = capsys.readouterr()
+        assert status == 0, (case, err)
+        assert out == command_output(*args), case
+
+    argv = [str(small.ref17), "-i", str(small.hyps17[0]), "--no-config", "--parts", "3"]
+    for broken, ending in (
+        (failing, f"{engine} failed ("),
+        (dropping, "statistics of segments 101 to 200 are missing; no score is printed"),
+    ):
+        status = engines.run(
+            lambda job, args, broken=broken: example.score(broken(job), args),
+            argv,
+            prog=example.PROG,
+            engine=engine,
+            extra=f"bleustream[{engine.lower()}]",
+            parser=example.build_parser(),
+        )
+        out, err = capsys.readouterr()
+        assert status == 71, err
+        assert out == b""
+        line = last_line(err)  # the engine may log lines of its own before it
+        assert line.startswith(f"{example.PROG}: "), line
+        if broken is failing:
+            assert line.startswith(f"{example.PROG}: {ending}"), line
+            assert "RuntimeError: injected failure" in line
+            assert line.endswith("; no score is printed")
+        else:
+            assert line == f"{example.PROG}: {ending}"
+
+    lines = small.hyps17[0].read_bytes().split(b"\n")
+    lines[250] = lines[250][:3] + b"\xff" + lines[250][3:]
+    bad = tmp_path / "bad.de"
+    bad.write_bytes(b"\n".join(lines))
+    status = example.main([str(small.ref17), "-i", str(bad), "--no-config", "--parts", "3"])
+    out, err = capsys.readouterr()
+    assert status == 65
+    assert out == b""
+    assert last_line(err).startswith(f"{example.PROG}: {bad}:251: ")
 
 
 def one_line(stderr: bytes) -> str:

@@ -10,6 +10,7 @@ every registered metric; its errors with the command's errors.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -264,3 +265,21 @@ def test_without_dask_exits_2_naming_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert error_line(proc, EXAMPLE_PREFIX) == "needs Dask: pip install 'bleustream[dask]'"
+
+
+def test_an_unreachable_scheduler_exits_69_with_no_score() -> None:
+    """A scheduler nobody listens at: EX_UNAVAILABLE, one line naming it, no score."""
+    with socket.socket() as probe:  # a port that was free a moment ago, closed again
+        probe.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+    command = [sys.executable, str(EXAMPLE), "examples/ref.en", "-i", "examples/hyp.en"]
+    proc = subprocess.run(
+        [*command, "--no-config", "--scheduler", address],
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"},
+    )
+    assert proc.returncode == 69
+    assert proc.stdout == b""
+    assert error_line(proc, EXAMPLE_PREFIX).startswith(f"cannot reach the scheduler at {address}: ")

@@ -233,44 +233,29 @@ def sentence_ter(
     return _sentence("sentence_ter", the_scoring, hypothesis, references)  # type: ignore[return-value]
 
 
-def _sentence_bleu_scoring(
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    lowercase: bool = False,
-    tokenize: str = "13a",
-    use_effective_order: bool = True,
-    max_ngram_order: int = 4,
-) -> Scoring:
-    return _bleu(
-        smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
-    )
-
-
-def _sentence_chrf_scoring(
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: int = 2,
-    remove_whitespace: bool = True,
-    eps_smoothing: bool = False,
-) -> Scoring:
-    return _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-
-
-def _sentence_ter_scoring(
-    normalized: bool = False,
-    no_punct: bool = False,
-    asian_support: bool = False,
-    case_sensitive: bool = False,
-) -> Scoring:
-    return _ter(normalized, no_punct, asian_support, case_sensitive)
-
-
-# Each metric's keyword settings: those of its sentence_* function.
-_SENTENCE_SCORING: dict[str, Callable[..., Scoring]] = {
-    "bleu": _sentence_bleu_scoring,
-    "chrf": _sentence_chrf_scoring,
-    "ter": _sentence_ter_scoring,
+# Each metric's sentence function, whose keywords a batch takes, and the
+# scoring those keywords make, in the function's order.
+_SENTENCE_SCORING: dict[str, tuple[Callable[..., Score], Callable[..., Scoring]]] = {
+    "bleu": (sentence_bleu, _bleu),
+    "chrf": (sentence_chrf, _chrf),
+    "ter": (sentence_ter, _ter),
 }
+
+
+def _batch_scoring(metric: str, settings: dict[str, Any]) -> Scoring:
+    """The scoring of ``sentence_<metric>(hyp, refs, **settings)``; a
+    keyword it does not take is its TypeError."""
+    import inspect  # a batch's cost, once
+
+    function, make = _SENTENCE_SCORING[metric]
+    signature = inspect.signature(function)
+    try:
+        bound = signature.bind("", [], **settings)
+    except TypeError as exc:
+        known = ", ".join(list(signature.parameters)[2:])
+        raise TypeError(f"sentence_scores({metric!r}): {exc} (its settings: {known})") from None
+    bound.apply_defaults()
+    return make(*list(bound.arguments.values())[2:])
 
 
 def sentence_scores(
@@ -295,7 +280,7 @@ def sentence_scores(
         raise TypeError("hypotheses and references must be sequences of strings, not a string")
     if any(isinstance(stream, str) for stream in references):
         raise TypeError("references must be a list of reference streams, not of strings")
-    the_scoring = _SENTENCE_SCORING[metric](**settings)
+    the_scoring = _batch_scoring(metric, settings)
     hypotheses = list(hypotheses)
     streams = [list(stream) for stream in references]
     if any(len(stream) != len(hypotheses) for stream in streams):

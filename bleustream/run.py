@@ -99,6 +99,7 @@ class RunOptions:
     # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
     warn_tokenized: bool = False
     allow_empty: bool = False  # no segments: scores of 0, not an error
+    self_bleu_column: int = 0  # Self-BLEU: the sentences are this field (0: whole lines)
     compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -256,6 +257,8 @@ def run(
 
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
+    if options.specs[0].name == "self-bleu":
+        return _run_self_bleu(options, stdin, stdout, report)
     if is_corpus_wide(options.specs):
         return _run_corpus_wide(options, stdin, stdout, report)
     progress: Progress | None = None
@@ -821,4 +824,81 @@ def _run_corpus_wide(
     ]
     lines.append(final_text(options.format, ctx, finals, None))
     Output(stdout).write("".join(lines))
+    return status
+
+
+def _run_self_bleu(
+    options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report
+) -> int:
+    """Self-BLEU of each input (``-i FILE...`` or stdin; one set each): read
+    the set, or a sample of it, then score every sentence against the others."""
+    from bleustream.inputs.lines import open_source
+    from bleustream.inputs.sentences import sentences
+    from bleustream.metrics import self_bleu
+
+    spec = options.specs[0]
+    settings: self_bleu.Settings = spec.settings
+    words = self_bleu.words_of(settings)
+    policy = BadLinePolicy(options.skip_bad_lines, report)
+    systems = _systems(options)
+    sets: list[tuple[list[int], list[Any], self_bleu.OthersTable]] = []
+    status, partial = EXIT_OK, False
+    for path in options.inputs:
+        lines: list[int] = []
+        kept: list[Any] = []
+        table = self_bleu.OthersTable(settings.max_order)
+        vocabulary = self_bleu.Vocabulary()
+        sets.append((lines, kept, table))
+        source = open_source(path, stdin, options.encoding, options.encoding_errors, policy)
+        try:
+            read = sentences(source, options.self_bleu_column)
+            if settings.sample:
+                read = iter(self_bleu.sample(read, settings.sample, settings.seed))
+            for line, text in read:
+                ids = vocabulary(words(text))
+                table.add(ids)
+                lines.append(line)
+                kept.append(ids)
+        except Interrupted as exc:
+            partial = True
+            status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+            report(f"interrupted; the score covers the {count_of(len(kept), 'sentence')} read")
+            break
+        finally:
+            source.close()
+        if not partial and (len(kept) == 1 or (not kept and not options.allow_empty)):
+            what = "one sentence" if kept else "no sentences"
+            raise InputError(
+                f"{what}: Self-BLEU scores each sentence against the others, so it needs "
+                "at least two" + ("" if kept else " (--allow-empty scores 0)"),
+                source.name,
+            )
+    state = _State(options, (spec,), 1, systems)
+    ctx = state.context()
+    formatter = FORMATTERS[options.format]
+    out = [header(options.format, ctx)]
+    finals = []
+    for (lines, kept, table), system in zip(sets, systems):
+        values = self_bleu.values_of(kept, table, settings) if len(kept) > 1 else []
+        total = spec.zero()
+        for line, value in zip(lines, values):
+            row = (value, 1)
+            total = self_bleu.add_row(total, row)
+            if options.sentence_level:
+                record = Record("segment", (spec.sentence_score(row),), 1, line=line, system=system)
+                out.append(formatter(record, ctx))
+        finals.append(
+            Record(
+                "corpus",
+                (spec.score(total),),
+                len(values),
+                system=system,
+                partial=partial,
+                skipped=policy.count,
+            )
+        )
+    if policy.count:
+        report(f"skipped {count_of(policy.count, 'bad line')}")
+    out.append(final_text(options.format, ctx, finals, None))
+    Output(stdout).write("".join(out))
     return status

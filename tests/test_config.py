@@ -281,7 +281,7 @@ ERRORS = [
         "choice",
         "tokenize = 'foo'\n",
         "bleustream.toml: key 'tokenize': 'foo' is not one of 13a, char, flores101, "
-        "flores200, intl, ja-mecab, ko-mecab, none, spBLEU-1K, spm, zh",
+        "flores200, intl, ja-mecab, ko-mecab, none, spBLEU-1K, spm, zh, nltk",
     ),
     (
         "choice-type",

@@ -50,6 +50,7 @@ from bleustream.errors import (
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
+from bleustream.metrics import self_bleu
 from bleustream.metrics.registry import all_options, is_corpus_wide, specs_from
 from bleustream.run import Output, RunOptions, run
 
@@ -100,6 +101,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     """
     try:
         apply_precedence(options)
+        _self_bleu_options(options)
         try:
             specs = specs_from(options["metrics"], settings_options(options))
         except ValueError as exc:
@@ -134,6 +136,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         and not options["force"]
         and "bleu" in options["metrics"],
         allow_empty=options["allow_empty"],
+        self_bleu_column=options["self_bleu_column"],
         compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
@@ -166,6 +169,51 @@ def _check_corpus_wide(name: str, options: dict[str, Any]) -> None:
             raise UsageError(
                 f"-m {name} is scored at the end from corpus-wide reference tables: not with {what}"
             )
+
+
+# BLEU's options that Texygen's Self-BLEU (NLTK's sentence_bleu, method1) has
+# no use for: given with it, they are refused, not ignored.
+_NOT_TEXYGEN = {
+    "lowercase": "-lc",
+    "smooth_method": "-s",
+    "smooth_value": "-sv",
+    "effective_order": "--effective-order",
+}
+
+
+def _self_bleu_options(options: dict[str, Any]) -> None:
+    """``--self-bleu CONV`` (or ``-m self-bleu``): Self-BLEU alone, of one set
+    of sentences each, with its convention's defaults."""
+    origins = options["origins"]
+    given = options["self_bleu"] is not None
+    if given and origins.get("metrics") != FROM_DEFAULT and options["metrics"] != ["self-bleu"]:
+        raise UsageError("--self-bleu scores Self-BLEU alone: not with -m")
+    if given:
+        options["metrics"] = ["self-bleu"]
+    if options["metrics"] != ["self-bleu"]:
+        for dest, flag in (
+            ("self_bleu_sample", "--sample"),
+            ("self_bleu_column", "--self-bleu-column"),
+        ):
+            if options[dest]:
+                raise UsageError(f"{flag} is for --self-bleu")
+        return
+    if options["refs"] or options.get("test_set"):
+        raise UsageError(
+            "Self-BLEU scores a set of sentences against each other: give them with "
+            "-i FILE or on stdin, and no references"
+        )
+    if (options["self_bleu"] or self_bleu.DEFAULT_CONVENTION) == "texygen":
+        for dest, flag in _NOT_TEXYGEN.items():
+            if origins.get(dest) != FROM_DEFAULT:
+                raise UsageError(
+                    f"{flag} is not Texygen's Self-BLEU (NLTK's sentence_bleu with method1); "
+                    "use --self-bleu sacrebleu"
+                )
+        if origins.get("tokenize") == FROM_DEFAULT:
+            options["tokenize"] = "none"  # white space, as the Texygen papers split
+        if origins.get("width") == FROM_DEFAULT:
+            options["width"] = 4  # scores from 0 to 1
 
 
 _TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}

@@ -250,8 +250,9 @@ OPTIONS = (
         "tokenize",
         DEFAULT_TOKENIZER,
         kind="choice",
-        choices=tuple(sorted(TOKENIZERS)),
-        help=f"tokenizer (default: {DEFAULT_TOKENIZER})",
+        # nltk: NLTK's word_tokenize, for Texygen's Self-BLEU only.
+        choices=(*sorted(TOKENIZERS), "nltk"),
+        help=f"tokenizer (default: {DEFAULT_TOKENIZER}; nltk: --self-bleu texygen only)",
         default_from=("language_pair", default_tokenizer),
     ),
     Option(
@@ -389,7 +390,7 @@ def from_record(row: Sequence[Any], settings: Settings) -> Row:
     return tuple(map(int, row))
 
 
-def _preprocess(settings: Settings) -> Callable[[str], list[str]]:
+def preprocess(settings: Settings) -> Callable[[str], list[str]]:
     """SacreBLEU's BLEU preprocessing: lowercase if asked, strip, tokenize."""
     tokenize: Tokenizer = TOKENIZERS[settings.tokenize]
     if settings.lowercase:
@@ -399,7 +400,7 @@ def _preprocess(settings: Settings) -> Callable[[str], list[str]]:
 
 def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     """References to their tokens' n-grams: the costly part, shared by every system."""
-    prepare = _preprocess(settings)
+    prepare = preprocess(settings)
     max_order = settings.max_order
     ngrams = reference_ngrams if _native is None else _native_references
 
@@ -417,7 +418,7 @@ def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     """A hypothesis against its prepared references, to the segment's row."""
     if _native is not None:
         return _native_count(settings)
-    prepare = _preprocess(settings)
+    prepare = preprocess(settings)
     max_order = settings.max_order
 
     def row(hyp: str, refs: RefNgrams) -> Row:
@@ -477,7 +478,7 @@ def _native_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
         if settings.lowercase:
             return lambda hyp, refs: fused(hyp.lower().rstrip(), refs, max_order)
         return lambda hyp, refs: fused(hyp.rstrip(), refs, max_order)
-    prepare = _preprocess(settings)
+    prepare = preprocess(settings)
     native_row = _native.hyp_row
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from bleustream.errors import UsageError
-from bleustream.metrics import bleu, chrf, nist, ter
+from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
 from bleustream.metrics.protocol import Metric, Option, Row
 from bleustream.metrics.scores import Score, Signature
 
@@ -26,7 +26,7 @@ METRICS: dict[str, Metric] = {
 # Metrics whose statistics are corpus-wide tables, scored at the end of a
 # run (NIST's weights need every reference): the run keeps their tables
 # instead of summing rows (``bleustream.run``).  Named with -m like the others.
-CORPUS_METRICS: dict[str, Any] = {nist.NAME: nist}
+CORPUS_METRICS: dict[str, Any] = {nist.NAME: nist, self_bleu.NAME: self_bleu}
 
 DEFAULT_METRICS = ("bleu",)
 

@@ -100,6 +100,7 @@ class RunOptions:
     warn_tokenized: bool = False
     allow_empty: bool = False  # no segments: scores of 0, not an error
     self_bleu_column: int = 0  # Self-BLEU: the sentences are this field (0: whole lines)
+    keep_lines: frozenset[int] | None = None  # --origlang/--subset: the lines scored
     compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -172,6 +173,7 @@ class RunOptions:
             systems=self.systems,
             stdin_systems=self.stdin_systems,
             num_refs=self.num_refs,
+            keep_lines=self.keep_lines,
             sentence_level=self.sentence_level,
             scoring_overrides=self.scoring_overrides,
         )

@@ -212,6 +212,19 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (where / "wmt17" / "wmt17.en-de.ref").write_bytes(reference)
     for field in ("src", "docid", "genre", "origlang"):
         (where / "wmt17" / f"wmt17.en-de.{field}").write_bytes(b"")
+    # The raw source that --origlang reads: two documents of our making, the
+    # first 1000 segments written in English, the rest in German.
+    raw = where / "wmt17" / "raw" / "test"
+    raw.mkdir(parents=True)
+    lines = reference.count(b"\n")
+    docs = [("en", range(1, 1001)), ("de", range(1001, lines + 1))]
+    sgm = ['<srcset setid="newstest2017" srclang="any">']
+    for number, (lang, segments) in enumerate(docs):
+        sgm.append(f'<doc sysid="ref" docid="d{number}" genre="news" origlang="{lang}">')
+        sgm += [f'<seg id="{i}">x</seg>' for i in segments]
+        sgm.append("</doc>")
+    sgm.append("</srcset>")
+    (raw / "newstest2017-ende-src.en.sgm").write_text("\n".join(sgm) + "\n", encoding="utf-8")
     return where
 
 
@@ -236,6 +249,42 @@ def test_test_sets_as_sacrebleu_reads_its_cache(cache: Path, args: tuple[str, ..
     theirs = sacrebleu(*line, cwd=cache, env=env)
     ours = bleustream(*line, cwd=cache, env=env)
     assert (ours.returncode, masked(ours.stdout)) == (theirs.returncode, masked(theirs.stdout))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-t", "wmt17", "-l", "en-de", "--origlang", "de", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "--origlang", "non-de", "-f", "text", "-m", "bleu", "chrf"),
+        ("-t", "wmt17", "-l", "en-de", "-ol", "en", "-f", "text", "-j", "2"),
+        ("-t", "wmt17,wmt17", "-l", "en-de", "-f", "text"),
+        ("-t", "wmt17,wmt17", "-l", "en-de", "--origlang", "en", "-f", "text", "-m", "ter"),
+    ],
+    ids=["origlang", "non-origlang", "origlang-j2", "two-sets", "two-sets-origlang"],
+)
+def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
+    cache: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """--origlang keeps the lines SacreBLEU's filter_subset keeps; -t a,b reads
+    the sets one after the other; both as SacreBLEU's own command does."""
+    hyp = (WMT17 / "newstest2017.hyp.online-B.0.en-de.de").read_bytes()
+    copies = args[1].count(",") + 1
+    (tmp_path / "hyp").write_bytes(hyp * copies)
+    env = {"SACREBLEU": str(cache)}
+    theirs = sacrebleu(*args, "-i", tmp_path / "hyp", cwd=cache, env=env)
+    ours = bleustream(*args, "-i", tmp_path / "hyp", "--compat", "sacrebleu", cwd=cache, env=env)
+    assert theirs.returncode == 0, theirs.stderr
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+
+
+def test_an_origlang_with_no_sentence_is_one_line(cache: Path) -> None:
+    env = {"SACREBLEU": str(cache)}
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    ours = bleustream(
+        "-t", "wmt17", "-l", "en-de", "--origlang", "fr", "-i", hyp, cwd=cache, env=env
+    )
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert ours.stderr == b"bleustream: test set 'wmt17' contains no sentence with origlang=fr\n"
 
 
 def test_unknown_test_set_and_pair_are_one_line_with_the_hint(cache: Path) -> None:
@@ -340,3 +389,48 @@ def test_tokenizer_advice_for_the_target_is_sacrebleus(data: Path, pair: str) ->
     assert ours.stdout == theirs.stdout
     assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
     assert bleustream(*line, "-q", cwd=data).stderr == b""
+
+
+# --------------------------------------------------------------------------
+# What SacreBLEU refuses, refused in its layouts; a repeated baseline
+# --------------------------------------------------------------------------
+
+
+A, B = SYSTEMS[0], SYSTEMS[1]
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("-i", A, "-sl", "-m", "bleu", "chrf"),
+         "Only one metric can be used in sentence-level mode."),
+        (("-i", A, B, "-sl"), "Only one system can be evaluated in sentence-level mode."),
+        (("-i", A, "-sl", "-ci", "-cin", "10"),
+         "Statistical tests are unavailable in sentence-level mode."),
+        (("-i", A, B, "-ci", "-cin", "10"), "Use paired tests (--paired) for multiple systems."),
+    ],
+    ids=["sl-metrics", "sl-systems", "sl-test", "ci-systems"],
+)  # fmt: skip
+def test_what_sacrebleu_refuses_is_refused_in_its_layouts(
+    data: Path, args: tuple[str, ...], words: str
+) -> None:
+    """SacreBLEU says these words and exits 1; bleustream says them as a
+    usage error (2) under --compat sacrebleu, and scores them without it."""
+    theirs = sacrebleu("ref", *args, cwd=data)
+    assert theirs.returncode == 1
+    assert theirs.stderr.decode().strip().endswith(words)
+    ours = bleustream("ref", *args, "--compat", "sacrebleu", cwd=data)
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert ours.stderr.decode() == f"bleustream: {words}\n"
+    assert bleustream("ref", *args, cwd=data).returncode == 0
+
+
+def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:
+    base, other = SYSTEMS[0], SYSTEMS[1]
+    args = ("-pbs", "-pbsn", "20", "-f", "text")
+    theirs = sacrebleu("ref", "-i", base, other, base, *args, cwd=data)
+    ours = bleustream("ref", "-i", base, other, base, *args, "--compat", "sacrebleu", cwd=data)
+    assert theirs.returncode == ours.returncode == 0
+    assert masked(ours.stdout) == masked(theirs.stdout)
+    again = bleustream("ref", "-i", base, other, other, *args, cwd=data)
+    assert again.returncode == 2

@@ -102,6 +102,9 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
     try:
         apply_precedence(options)
         _self_bleu_options(options)
+        _drop_repeated_baseline(options)
+        if options["compat"] == "sacrebleu":
+            _sacrebleu_refusals(options)
         try:
             specs = specs_from(options["metrics"], settings_options(options))
         except ValueError as exc:
@@ -137,6 +140,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         and "bleu" in options["metrics"],
         allow_empty=options["allow_empty"],
         self_bleu_column=options["self_bleu_column"],
+        keep_lines=options.get("keep_lines"),
         compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],
@@ -214,6 +218,31 @@ def _self_bleu_options(options: dict[str, Any]) -> None:
             options["tokenize"] = "none"  # white space, as the Texygen papers split
         if origins.get("width") == FROM_DEFAULT:
             options["width"] = 4  # scores from 0 to 1
+
+
+def _drop_repeated_baseline(options: dict[str, Any]) -> None:
+    """A paired test's system file that is the baseline again is passed
+    over, as SacreBLEU passes it over (any other repeat is refused)."""
+    paired = options["paired_bs"] or options["paired_ar"]
+    if paired and options["input"]:
+        baseline = options["input"][0]
+        options["input"] = [baseline, *(n for n in options["input"][1:] if n != baseline)]
+
+
+def _sacrebleu_refusals(options: dict[str, Any]) -> None:
+    """What SacreBLEU refuses, refused in its layouts (``--compat sacrebleu``)
+    with its words; bleustream's own layouts do these."""
+    systems = max(len(options["input"]), options["systems"])
+    paired = options["paired_bs"] or options["paired_ar"]
+    if options["sentence_level"]:
+        if len(set(options["metrics"])) > 1:
+            raise UsageError("Only one metric can be used in sentence-level mode.")
+        if systems > 1:
+            raise UsageError("Only one system can be evaluated in sentence-level mode.")
+        if options["confidence"] or paired:
+            raise UsageError("Statistical tests are unavailable in sentence-level mode.")
+    if systems > 1 and options["confidence"] and not paired:
+        raise UsageError("Use paired tests (--paired) for multiple systems.")
 
 
 _TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}
@@ -431,6 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 Output(stdout).write(text)
                 return EXIT_OK
             options["refs"] = testsets.reference_files(options)
+            options["keep_lines"] = testsets.kept_lines(options)
         run_options = check_options(options, config)
         if not options["quiet"]:
             for warning in warnings_of(options):

@@ -136,21 +136,76 @@ def action(options: dict[str, Any]) -> str | None:
 
 
 def reference_files(options: dict[str, Any]) -> list[str]:
-    """The cached reference files of -t and -l (fetched first when missing)."""
+    """The cached reference files of -t and -l (fetched first when missing).
+
+    Several test sets (``-t wmt17,wmt18``) are read one after the other, as
+    SacreBLEU concatenates them: their references are joined, stream by
+    stream, into files of a temporary folder removed at exit.
+    """
+    _dataset, utils = _registry()
+    pair = options["language_pair"]
+    per_set = []
+    for name in _names(options["test_set"]):
+        files = _fetch(name, pair, lambda name=name: utils.get_reference_files(name, pair))
+        for path in files:
+            if not os.path.isfile(path):
+                raise TestSetError(f"test set {name}/{pair}: {path} is missing from the cache")
+        if not files:
+            raise TestSetError(f"no references found for test set {name}/{pair} in {cache_dir()}")
+        per_set.append(list(files))
+    if len(per_set) == 1:
+        return per_set[0]
+    if len({len(files) for files in per_set}) > 1:
+        raise UsageError(
+            f"the test sets of -t {options['test_set']} have different numbers of references: "
+            "score them one at a time"
+        )
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="bleustream-testsets-")
+    atexit.register(shutil.rmtree, folder, True)
+    joined = []
+    for k, streams in enumerate(zip(*per_set)):
+        path = os.path.join(folder, f"ref.{k}")
+        with open(path, "wb") as out:
+            for stream in streams:
+                with open(stream, "rb") as part:
+                    data = part.read()
+                out.write(data if data.endswith(b"\n") or not data else data + b"\n")
+        joined.append(path)
+    return joined
+
+
+def kept_lines(options: dict[str, Any]) -> frozenset[int] | None:
+    """With ``--origlang``/``--subset``: the numbers of the test set's lines
+    that SacreBLEU's own ``filter_subset`` keeps (from the cache's raw files)."""
+    origlang, subset = options.get("origlang"), options.get("subset")
+    if origlang is None and subset is None:
+        return None
     _dataset, utils = _registry()
     test_set, pair = options["test_set"], options["language_pair"]
-    names = _names(test_set)
-    if len(names) > 1:
-        raise UsageError("several test sets in one -t are not supported yet: score each alone")
-    if options.get("origlang") or options.get("subset"):
-        raise UsageError("--origlang and --subset are not supported yet when scoring")
-    files = _fetch(test_set, pair, lambda: utils.get_reference_files(test_set, pair))
-    for path in files:
-        if not os.path.isfile(path):
-            raise TestSetError(f"test set {test_set}/{pair}: {path} is missing from the cache")
-    if not files:
-        raise TestSetError(f"no references found for test set {test_set}/{pair} in {cache_dir()}")
-    return list(files)
+    lines = 0
+    for path in options["refs"][:1]:
+        with open(path, "rb") as stream:
+            lines = sum(1 for _ in stream)
+    try:
+        (kept,) = utils.filter_subset([list(range(1, lines + 1))], test_set, pair, origlang, subset)
+    except Exception as exc:  # no raw file, no annotation for the set
+        what = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        raise TestSetError(
+            f"test set {test_set}/{pair}: --origlang/--subset cannot be read from the cache "
+            f"{cache_dir()}: {what}"
+        ) from None
+    if not kept:
+        message = f"test set {test_set!r} contains no sentence with"
+        if origlang:
+            message += f" origlang={origlang}"
+        if subset:
+            message += f" subset={subset}"
+        raise UsageError(message)
+    return frozenset(kept)
 
 
 def _fetch(name: str, pair: str | None, get: Any) -> Any:

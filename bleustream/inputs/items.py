@@ -116,7 +116,19 @@ def items_of_segments(
     sources: list[LineSource],
     policy: BadLinePolicy,
 ) -> Iterator[Item]:
-    """Items of text segments, with every system's hypothesis."""
+    """Items of text segments, with every system's hypothesis; with
+    ``keep_lines`` (a test set's ``--origlang``/``--subset``), those lines only."""
+    items = _all_items(segments, options, sources, policy)
+    keep = options.keep_lines
+    return items if keep is None else (item for item in items if item.line in keep)
+
+
+def _all_items(
+    segments: Iterator[Segment],
+    options: ReadOptions,
+    sources: list[LineSource],
+    policy: BadLinePolicy,
+) -> Iterator[Item]:
     others = sources[1 : len(options.inputs)]
     if others:
         for segment, more in _other_systems(segments, sources[0], others):

@@ -33,6 +33,8 @@ class ReadOptions:
     # as SacreBLEU reads them (0: stdin is one system's lines, tabs and all).
     stdin_systems: int = 0
     num_refs: int = 1  # references per line of the one reference file
+    # A test set's --origlang/--subset: the numbers of the lines scored.
+    keep_lines: frozenset[int] | None = None
     sentence_level: bool = False
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.

@@ -17,6 +17,7 @@ The flow is one way::
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -743,69 +744,41 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
 def _run_corpus_wide(
     options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report
 ) -> int:
-    """Read everything, then score: sentence records (``-sl``) and the corpus
-    records are written at the end.  Workers (``-j``) are not used: the
-    counting is done here, with the same numbers."""
+    """NIST: read everything into one ``NistCorpus`` (the reference table and
+    each system's matched n-grams), then score with the corpus-wide weights.
+
+    ``-sl`` keeps each segment's counts too, for its record at the end.
+    ``-j N`` counts blocks of regular files on workers and merges their
+    tables; statistics read back (``--input-format stats``) merge the same
+    way: the numbers are one process's.
+    """
     from dataclasses import replace
 
+    from bleustream.metrics import nist
+
     spec = options.specs[0]
-    metric, settings = spec.metric, spec.settings
-    words = metric.words_of(settings)
-    table = metric.RefTable(settings.order)
+    settings = spec.settings
     policy = BadLinePolicy(options.skip_bad_lines, report)
     systems = _systems(options)
-    counted: list[list[Any]] = [[] for _ in systems]
-    where: list[Item] = []
-    nrefs: int | None = None
     status, partial = EXIT_OK, False
-    sources: list[LineSource] = []
     try:
-        segments, sources = text_items(options.reading, stdin, policy)
-        for item in items_of_segments(segments, options.reading, sources, policy):
-            refs = [words(ref) for ref in item.refs]
-            if not any(refs):
-                raise InputError(
-                    "every reference of this segment is empty: NIST is undefined "
-                    "(mteval-v13a dies here, dividing by zero)",
-                    input_name(options.reading),
-                    item.line,
-                )
-            if nrefs is None:
-                nrefs = len(refs)
-            table.add(refs)
-            for index, hyp in enumerate(item.hyps):
-                counts = metric.segment_counts(words(hyp), refs, settings.order)
-                counted[index].append(counts)
-            if options.sentence_level:
-                where.append(item._replace(hyps=(), refs=()))
-    except Interrupted as exc:
+        if options.input_format == "stats":
+            corpus, names = _nist_read_back(options, stdin, policy, settings)
+            if names is not None:
+                systems = names
+            counted, where = None, []
+        else:
+            corpus, counted, where = _nist_count(options, stdin, policy, settings, len(systems))
+    except _NistInterrupted as stop:
+        corpus, counted, where = stop.corpus, stop.counted, stop.where
         partial = True
-        status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
-        report(f"interrupted; the score covers the {count_of(len(counted[0]), 'segment')} read")
-    finally:
-        for source in sources:
-            source.close()
-    spec = Spec(metric, replace(settings, nrefs=nrefs or 1))
+        status = EXIT_SIGINT if stop.signum == signal.SIGINT else EXIT_SIGTERM
+        report(f"interrupted; the score covers the {count_of(corpus.segments, 'segment')} read")
+    nrefs = corpus.nrefs
+    spec = Spec(spec.metric, replace(settings, nrefs=nrefs or 1))
     state = _State(options, (spec,), nrefs or len(options.refs) or 1, systems)
     ctx = state.context()
-    formatter = FORMATTERS[options.format]
-    cache: dict[str, float] = {}
-    zero = spec.zero()
-    totals = []
-    lines = [header(options.format, ctx)]
-    for index in range(len(systems)):
-        total = zero
-        rows = [metric.weighted_row(counts, table, cache) for counts in counted[index]]
-        for row in rows:
-            total = metric.add_row(total, row)
-        totals.append(total)
-        counted[index] = rows
-    if options.sentence_level:
-        for position, item in enumerate(where):
-            for index, system in enumerate(systems):
-                score = spec.sentence_score(counted[index][position])
-                lines.append(formatter(_segment_record(item, (score,), system), ctx))
-    segments = len(counted[0])
+    segments = corpus.segments
     if segments == 0 and not partial and not policy.count:
         report(f"no segments in the input ({input_name(options.reading)}); NIST is 0 by definition")
     if policy.count:
@@ -813,20 +786,163 @@ def _run_corpus_wide(
             f"skipped {count_of(policy.count, 'bad line')}; the score covers "
             f"{count_of(segments, 'segment')}"
         )
+    if options.format == "stats":
+        out = []
+        for index, system in enumerate(systems):
+            record = _nist_record(corpus, index, spec, system, partial, policy.count)
+            out.append(json.dumps(record, ensure_ascii=False) + "\n")
+        Output(stdout).write("".join(out))
+        return status
+    formatter = FORMATTERS[options.format]
+    lines = [header(options.format, ctx)]
+    if counted is not None:
+        cache: dict[str, float] = {}
+        for position, item in enumerate(where):
+            for index, system in enumerate(systems):
+                row = nist.weighted_row(counted[index][position], corpus.table, cache)
+                score = spec.sentence_score(row)
+                lines.append(formatter(_segment_record(item, (score,), system), ctx))
     finals = [
         Record(
             "corpus",
-            (spec.score(total),),
+            (spec.score(row),),
             segments,
             system=system,
             partial=partial,
             skipped=policy.count,
         )
-        for system, total in zip(systems, totals)
+        for system, row in zip(systems, corpus.rows())
     ]
     lines.append(final_text(options.format, ctx, finals, None))
     Output(stdout).write("".join(lines))
     return status
+
+
+class _NistInterrupted(Exception):
+    """A signal while NIST was counting: what was counted, to score as partial."""
+
+    def __init__(self, signum: int, corpus: Any, counted: Any, where: list[Item]) -> None:
+        self.signum, self.corpus, self.counted, self.where = signum, corpus, counted, where
+
+
+def _nist_count(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy, settings: Any, nsys: int
+) -> tuple[Any, list[list[Any]] | None, list[Item]]:
+    """The text's ``NistCorpus``; with ``-sl`` each segment's counts and items too."""
+    from bleustream.metrics import nist
+
+    words = nist.words_of(settings)
+    corpus = nist.NistCorpus.empty(settings.order, nsys)
+    counted: list[list[Any]] | None = [[] for _ in range(nsys)] if options.sentence_level else None
+    where: list[Item] = []
+    sources: list[LineSource] = []
+    counter = None
+    try:
+        segments, sources = text_items(options.reading, stdin, policy)
+        if options.jobs > 1 and counted is None:
+            from bleustream.parallel.block_tasks import NistTask, block_tasks, nist_block
+            from bleustream.parallel.pool import ParallelCounter
+
+            counter = ParallelCounter(options.specs, nsys, options.jobs, True)
+            blocks = block_tasks(options.reading, sources, counter)
+            if blocks is not None:
+                tasks = (NistTask(block, settings, nsys) for block in blocks)
+                for _, done in counter.mapped(nist_block, tasks):
+                    for bad in done.skipped:
+                        policy(bad)
+                    if done.error is not None:
+                        raise done.error
+                    corpus.merge(done.corpus)
+                return corpus, None, []
+        for item in items_of_segments(segments, options.reading, sources, policy):
+            refs = [words(ref) for ref in item.refs]
+            if not any(refs):
+                raise InputError(nist.EMPTY_REFERENCES, input_name(options.reading), item.line)
+            added = corpus.add([words(hyp) for hyp in item.hyps], refs)
+            if counted is not None:
+                for index, counts in enumerate(added):
+                    counted[index].append(counts)
+                where.append(item._replace(hyps=(), refs=()))
+    except Interrupted as exc:
+        raise _NistInterrupted(exc.signum, corpus, counted, where) from None
+    finally:
+        if counter is None or not counter.reading:
+            for source in sources:
+                source.close()
+        if counter is not None:
+            counter.close()
+    return corpus, counted, where
+
+
+def _nist_read_back(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy, settings: Any
+) -> tuple[Any, list[str | int | None] | None]:
+    """NIST statistics read back: every record's tables merged, per system
+    (the systems named by the records, in the order first seen)."""
+    from bleustream.inputs.nist_records import read_nist_records
+
+    by_system: dict[str | int | None, Any] = {}
+    for source in _stats_sources(options, stdin, policy):
+        try:
+            for system, part in read_nist_records(source, settings):
+                if system in by_system:
+                    by_system[system].merge(part)
+                else:
+                    by_system[system] = part
+        finally:
+            source.close()
+    from bleustream.metrics import nist
+
+    if not by_system:
+        return nist.NistCorpus.empty(settings.order, 1), None
+    names = list(by_system)
+    first = by_system[names[0]]
+    corpus = nist.NistCorpus(
+        settings.order, [c.systems[0] for c in by_system.values()], first.table,
+        first.segments, first.nrefs,
+    )  # fmt: skip
+    # Every system's records carry the same references: their table is one.
+    for name in names[1:]:
+        other = by_system[name]
+        if other.segments != first.segments or other.table.counts != first.table.counts:
+            raise InputError(
+                f"the NIST statistics of system {name} are of other references or segments "
+                f"than those of {names[0]}",
+                input_name(options.reading),
+            )
+    return corpus, (names if len(names) > 1 or names[0] is not None else None)
+
+
+def _stats_sources(
+    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> list[LineSource]:
+    """The files statistics are read back from, opened."""
+    from bleustream.inputs.items import open_all, stats_paths
+
+    return open_all(stats_paths(options.reading), stdin, options.reading, policy)
+
+
+def _nist_record(
+    corpus: Any, index: int, spec: Spec, system: str | int | None, partial: bool, skipped: int
+) -> dict[str, Any]:
+    from bleustream.metrics import nist
+    from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION, counting_settings
+
+    record: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "type": "corpus"}
+    if system is not None:
+        record["system"] = system
+    record["segments"] = corpus.segments
+    record["nrefs"] = corpus.nrefs or 1
+    record["metrics"] = [
+        {
+            "metric": spec.name,
+            "counting": counting_settings(spec),
+            "scoring": {},
+            "stats": nist.stats_object(corpus, index),
+        }
+    ]
+    record["partial"], record["skipped"] = partial, skipped
+    return record
 
 
 def _run_self_bleu(

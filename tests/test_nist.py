@@ -21,7 +21,13 @@ import pytest
 from bleustream.metrics import nist
 from bleustream.tokenizers.mteval import mteval_words
 from tests.clirun import run
-from tests.conftest import REAL_DATA, REAL_DATA_MISSING, real_data_present
+from tests.conftest import (
+    REAL_DATA,
+    REAL_DATA_MISSING,
+    real_data_present,
+    real_sets,
+    require_real_data,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "nist"
 SETS = sorted(p.name for p in DATA.iterdir() if p.is_dir())
@@ -221,8 +227,112 @@ def test_cli_real_data(tmp_path: Path) -> None:
 def test_cli_rejects_what_nist_cannot_do(tmp_path: Path) -> None:
     ref = tmp_path / "ref.txt"
     ref.write_text("a b\n", encoding="utf-8")
-    refused = (["-m", "nist", "bleu"], ["-m", "nist", "-tok", "zh"], ["-m", "nist", "-f", "stats"])
+    refused = (
+        ["-m", "nist", "bleu"],
+        ["-m", "nist", "-tok", "zh"],
+        ["-m", "nist", "-sl", "-f", "stats"],
+    )
     for extra in refused:
         proc = run(str(ref), *extra, input=b"a b\n")
         assert proc.returncode == 2, (extra, proc.stderr)
         assert b"nist" in proc.stderr
+
+
+# --------------------------------------------------------------------------
+# Statistics that merge: -f stats shards, --input-format stats, -j N
+# --------------------------------------------------------------------------
+
+
+def _wmt17(tmp_path: Path, systems: int = 2) -> tuple[Path, list[Path]]:
+    """The WMT17 en-de reference and systems (3004 lines: three -j blocks)."""
+    require_real_data()
+    real = next(s for s in real_sets() if s.name == "sacrebleu-wmt17-en-de")
+    return real.refs[0], list(real.hyps[:systems])
+
+
+def _shards(paths: list[Path], tmp_path: Path, cuts: tuple[int, ...]) -> list[list[Path]]:
+    """Each file cut at the line numbers ``cuts``: one list of files per shard."""
+    out: list[list[Path]] = []
+    texts = [p.read_bytes().split(b"\n")[:-1] for p in paths]
+    bounds = [0, *cuts, len(texts[0])]
+    for k, (start, end) in enumerate(zip(bounds, bounds[1:])):
+        shard = []
+        for i, lines in enumerate(texts):
+            path = tmp_path / f"shard{k}.{i}"
+            path.write_bytes(b"".join(line + b"\n" for line in lines[start:end]))
+            shard.append(path)
+        out.append(shard)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "tsv"])
+def test_shards_merge_to_the_numbers_of_one_run(tmp_path: Path, fmt: str) -> None:
+    """-f stats of each shard, merged in any order, print what one run prints."""
+    ref, hyps = _wmt17(tmp_path)
+    whole = run(str(ref), "-m", "nist", "-f", fmt, "-i", *map(str, hyps))
+    assert whole.returncode == 0, whole.stderr
+    records = []
+    for k, (shard_ref, *shard_hyps) in enumerate(_shards([ref, *hyps], tmp_path, (700, 2100))):
+        proc = run(str(shard_ref), "-m", "nist", "-f", "stats", "-i", *map(str, shard_hyps))
+        assert proc.returncode == 0, proc.stderr
+        path = tmp_path / f"stats{k}.jsonl"
+        # The systems are named as the whole run names them.
+        text = proc.stdout.decode()
+        for i, hyp in enumerate(hyps):
+            text = text.replace(json.dumps(str(shard_hyps[i])), json.dumps(str(hyp)))
+        path.write_text(text, encoding="utf-8")
+        records.append(str(path))
+    for order in (records, records[::-1]):
+        merged = run("-m", "nist", "--input-format", "stats", "-f", fmt, *order)
+        assert merged.returncode == 0, merged.stderr
+        assert merged.stdout == whole.stdout
+
+
+def test_j_counts_blocks_on_workers_with_one_runs_numbers(tmp_path: Path) -> None:
+    ref, hyps = _wmt17(tmp_path)
+    for extra in ([], ["-f", "jsonl"], ["-tok", "intl", "--nist-case-sensitive"]):
+        one = run(str(ref), "-m", "nist", *extra, "-i", *map(str, hyps))
+        two = run(str(ref), "-m", "nist", *extra, "-j", "2", "-i", *map(str, hyps))
+        assert one.returncode == two.returncode == 0, two.stderr
+        assert two.stdout == one.stdout
+    one = run(str(ref), "-m", "nist", "-sl", "-f", "tsv", "-i", str(hyps[0]))
+    two = run(str(ref), "-m", "nist", "-sl", "-f", "tsv", "-j", "2", "-i", str(hyps[0]))
+    assert two.stdout == one.stdout and one.stdout.count(b"\n") == 3004 + 2
+
+
+def test_j_finds_the_segment_with_no_reference_words(tmp_path: Path) -> None:
+    ref, hyps = _wmt17(tmp_path, 1)
+    lines = ref.read_bytes().split(b"\n")
+    lines[2500] = b"   "
+    empty = tmp_path / "ref"
+    empty.write_bytes(b"\n".join(lines))
+    for jobs in ("1", "2"):
+        proc = run(str(empty), "-m", "nist", "-j", jobs, "-i", str(hyps[0]))
+        assert (proc.returncode, proc.stdout) == (65, b"")
+        assert proc.stderr.decode() == f"bleustream: {hyps[0]}:2501: {nist.EMPTY_REFERENCES}\n"
+
+
+def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path: Path) -> None:
+    ref, hyps = _wmt17(tmp_path, 1)
+    stats = run(str(ref), "-m", "nist", "-f", "stats", "-i", str(hyps[0]))
+    path = tmp_path / "nist.jsonl"
+    path.write_bytes(b"\n" + stats.stdout)
+    proc = run("-m", "nist", "--nist-order", "4", "--input-format", "stats", str(path))
+    assert proc.returncode == 65
+    assert proc.stderr.decode() == (
+        f"bleustream: {path}:2: NIST statistics counted with order=5; this run's order is 4\n"
+    )
+    bleu = tmp_path / "bleu.jsonl"
+    bleu.write_bytes(run(str(ref), "-f", "stats", "-i", str(hyps[0])).stdout)
+    proc = run("-m", "nist", "--input-format", "stats", str(bleu))
+    assert proc.returncode == 65
+    assert proc.stderr.decode().startswith(f"bleustream: {bleu}:1: these are statistics of 'bleu'")
+    broken = tmp_path / "broken.jsonl"
+    record = json.loads(stats.stdout)
+    record["metrics"][0]["stats"]["matched"]["no such n-gram"] = 1
+    broken.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    proc = run("-m", "nist", "--input-format", "stats", str(broken))
+    assert proc.returncode == 65
+    assert b"not in the reference table" in proc.stderr
+    refused = run(str(ref), "-m", "nist", "-sl", "-f", "stats", "-i", str(hyps[0]))
+    assert refused.returncode == 2 and b"not with -sl with statistics records" in refused.stderr

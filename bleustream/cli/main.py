@@ -160,9 +160,13 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
 
 def _check_corpus_wide(name: str, options: dict[str, Any]) -> None:
     """What a metric scored at the end from corpus-wide tables cannot do (yet)."""
+    stats = options["format"] == "stats" or options["input_format"] == "stats"
     refused = {
-        "-f stats": options["format"] == "stats",
-        "--input-format stats": options["input_format"] == "stats",
+        # NIST's records carry its tables (corpus records only); Self-BLEU's
+        # table is the whole set's, and it has none.
+        "-f stats": options["format"] == "stats" and name != "nist",
+        "--input-format stats": options["input_format"] == "stats" and name != "nist",
+        "-sl with statistics records": stats and bool(options["sentence_level"]),
         "--every": bool(options["every"]),
         "-ci, --paired-bs and --paired-ar": bool(
             options["confidence"] or options["paired_bs"] or options["paired_ar"]
@@ -171,7 +175,7 @@ def _check_corpus_wide(name: str, options: dict[str, Any]) -> None:
     for what, given in refused.items():
         if given:
             raise UsageError(
-                f"-m {name} is scored at the end from corpus-wide reference tables: not with {what}"
+                f"-m {name} is scored at the end, from tables of the whole input: not with {what}"
             )
 
 

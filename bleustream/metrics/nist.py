@@ -46,7 +46,7 @@ from typing import Any, Callable, NamedTuple
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import Option, Row, is_number, whole_counts
+from bleustream.metrics.protocol import Option, Row, is_number, is_whole, whole_counts
 
 DEFAULT_ORDER = 5
 MAX_ORDER = 9  # mteval counts n-grams up to 9 ($max_Ngram)
@@ -57,6 +57,12 @@ MAX_ORDER = 9  # mteval counts n-grams up to 9 ($max_Ngram)
 TOKENIZE = {"13a": "mteval-13a", "intl": "mteval-intl", "none": "none"}
 
 _LOG2 = math.log(2)
+
+# Where mteval-v13a dies dividing by zero, bleustream stops with this (65).
+EMPTY_REFERENCES = (
+    "every reference of this segment is empty: NIST is undefined "
+    "(mteval-v13a dies here, dividing by zero)"
+)
 _BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
 
 
@@ -194,6 +200,147 @@ def weighted_row(
     return (counts.ref_len, *totals, *info)
 
 
+def info_sums(matched: Mapping[str, int], table: RefTable, order: int) -> list[float]:
+    """The information of matched n-grams (each with its clipped count,
+    summed over segments), per order: added in the n-grams' sorted order, so
+    that the sums do not depend on how the segments were split or merged."""
+    info = [0.0] * order
+    for gram in sorted(matched):
+        info[gram.count(" ")] += table.info(gram) * matched[gram]
+    return info
+
+
+@dataclass
+class SystemCounts:
+    """One system's counts over some segments, before the weights are known:
+    the words of all references, hypothesis n-grams per order, and per
+    distinct matched hypothesis n-gram its clipped count, summed."""
+
+    order: int = DEFAULT_ORDER
+    ref_len: int = 0
+    totals: list[int] = field(default_factory=list)
+    matched: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.totals:
+            self.totals = [0] * self.order
+
+    def add(self, counts: SegmentCounts) -> None:
+        self.ref_len += counts.ref_len
+        for n in range(self.order):
+            self.totals[n] += max(counts.hyp_len - n, 0)
+        matched = self.matched
+        for gram, k in counts.matched.items():
+            matched[gram] = matched.get(gram, 0) + k
+
+    def merge(self, other: SystemCounts) -> None:
+        """Adds ``other``'s counts into these (in place)."""
+        self.ref_len += other.ref_len
+        self.totals = [a + b for a, b in zip(self.totals, other.totals)]
+        matched = self.matched
+        for gram, k in other.matched.items():
+            matched[gram] = matched.get(gram, 0) + k
+
+    def row(self, table: RefTable) -> Row:
+        """``(ref_words, *hyp_ngrams, *info)``, weighed by the complete table."""
+        return (self.ref_len, *self.totals, *info_sums(self.matched, table, self.order))
+
+
+@dataclass
+class NistCorpus:
+    """What NIST keeps of a corpus: the reference table and each system's
+    counts.  Corpora merge (``merge``), in any order, to the same scores:
+    the statistics of shards, of ``-j`` blocks, or of ``-f stats`` records."""
+
+    order: int
+    systems: list[SystemCounts]
+    table: RefTable
+    segments: int = 0
+    nrefs: int | None = None
+
+    @classmethod
+    def empty(cls, order: int, systems: int) -> NistCorpus:
+        return cls(order, [SystemCounts(order) for _ in range(systems)], RefTable(order))
+
+    def add(
+        self, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]
+    ) -> list[SegmentCounts]:
+        """One segment: every system's words and the references' words."""
+        self.table.add(refs)
+        self.segments += 1
+        if self.nrefs is None:
+            self.nrefs = len(refs)
+        out = []
+        for system, hyp in zip(self.systems, hyps):
+            counts = segment_counts(hyp, refs, self.order)
+            system.add(counts)
+            out.append(counts)
+        return out
+
+    def merge(self, other: NistCorpus) -> None:
+        """Adds ``other`` (a later part of the corpus) into this one, in place."""
+        if other.order != self.order or len(other.systems) != len(self.systems):
+            raise ValueError("cannot merge NIST statistics of other settings or systems")
+        counts = self.table.counts
+        for gram, k in other.table.counts.items():
+            counts[gram] = counts.get(gram, 0) + k
+        self.table.words += other.table.words
+        for mine, theirs in zip(self.systems, other.systems):
+            mine.merge(theirs)
+        self.segments += other.segments
+        self.nrefs = self.nrefs if self.nrefs is not None else other.nrefs
+
+    def rows(self) -> list[Row]:
+        """Each system's summed row, the weights from the whole table."""
+        return [system.row(self.table) for system in self.systems]
+
+
+# ``-f stats`` of NIST: one corpus record per system, whose ``stats`` is an
+# object of tables, not a row (docs/stats-record.md).
+
+
+def stats_object(corpus: NistCorpus, index: int) -> dict[str, Any]:
+    """The ``stats`` of system ``index``'s record: the reference table and its counts."""
+    system = corpus.systems[index]
+    return {
+        "ref_words": corpus.table.words,
+        "ref_ngrams": dict(sorted(corpus.table.counts.items())),
+        "ref_len": system.ref_len,
+        "hyp_ngrams": list(system.totals),
+        "matched": dict(sorted(system.matched.items())),
+    }
+
+
+def _counts(value: Any, what: str) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and is_whole(v) and v > 0 for k, v in value.items()
+    ):
+        raise ValueError(f"{what} must map n-grams to whole numbers above 0")
+    return value
+
+
+def corpus_of_stats(stats: Any, order: int, segments: int, nrefs: int) -> NistCorpus:
+    """A one-system ``NistCorpus`` from a record's ``stats``; a ValueError says what is wrong."""
+    if not isinstance(stats, dict):
+        raise ValueError("NIST's stats are an object of tables")
+    missing = {"ref_words", "ref_ngrams", "ref_len", "hyp_ngrams", "matched"} - set(stats)
+    if missing:
+        raise ValueError(f"NIST's stats lack {', '.join(sorted(missing))}")
+    table = RefTable(order, _counts(stats["ref_ngrams"], "ref_ngrams"))
+    table.words = stats["ref_words"]
+    matched = _counts(stats["matched"], "matched")
+    totals = stats["hyp_ngrams"]
+    if not (isinstance(totals, list) and len(totals) == order and not whole_counts(totals)):
+        raise ValueError(f"hyp_ngrams must be {order} whole numbers")
+    for name in ("ref_words", "ref_len"):
+        if not (is_whole(stats[name]) and stats[name] >= 0):
+            raise ValueError(f"{name} must be a whole number")
+    if any(gram.count(" ") >= order or gram not in table.counts for gram in matched):
+        raise ValueError("a matched n-gram is not in the reference table")
+    system = SystemCounts(order, stats["ref_len"], list(totals), dict(matched))
+    return NistCorpus(order, [system], table, segments, nrefs)
+
+
 def length_penalty(ratio: float) -> float:
     """mteval's ``nist_length_penalty``."""
     if ratio >= 1:
@@ -299,17 +446,15 @@ def corpus_nist(
         counted.append(segment_counts(words(hyp), ref_words, settings.order))
     cache: dict[str, float] = {}
     rows = [weighted_row(c, table, cache) for c in counted]
-    zero: Row = (0,) * (1 + 2 * settings.order)
-    by_doc: dict[str, Row] = {}
-    for i, row in enumerate(rows):
+    by_doc: dict[str, SystemCounts] = {}
+    whole = SystemCounts(settings.order)
+    for i, counts in enumerate(counted):
         doc = "doc1" if docids is None else docids[i]
-        by_doc[doc] = add_row(by_doc.get(doc, zero), row)
-    total = zero
-    for doc in sorted(by_doc):
-        total = add_row(total, by_doc[doc])
+        by_doc.setdefault(doc, SystemCounts(settings.order)).add(counts)
+        whole.add(counts)
     return NistResult(
-        nist_of_row(total, settings),
-        {doc: nist_of_row(row, settings) for doc, row in sorted(by_doc.items())},
+        nist_of_row(whole.row(table), settings),
+        {doc: nist_of_row(c.row(table), settings) for doc, c in sorted(by_doc.items())},
         [nist_of_row(row, settings) for row in rows],
     )
 

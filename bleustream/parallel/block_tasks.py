@@ -12,10 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bleustream.errors import BleustreamError, InputError
-from bleustream.inputs.items import count_item, items_of_segments, open_all, plain_segments
+from bleustream.inputs.items import (
+    Item,
+    count_item,
+    input_name,
+    items_of_segments,
+    open_all,
+    plain_segments,
+)
 from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, paste_segments
 from bleustream.inputs.logs import LOG_FORMATS
 from bleustream.inputs.options import ReadOptions
@@ -112,11 +119,24 @@ def count_block(task: BlockTask) -> BlockDone:
     options = task.options
     scorer = worker_scorer()
     policy = _KeptBadLines(options.skip_bad_lines)
-    encoding = check_encoding(options.encoding)
-    sources: list[LineSource] = []
     rows: list[Rows] = []
     nrefs = 0
     error: BleustreamError | None = None
+    try:
+        for item in _block_items(task, policy):
+            nrefs = nrefs or len(item.refs)
+            rows.append(count_item(scorer, item, options))
+    except BleustreamError as exc:
+        error = exc
+    summed = sum_rows(rows, scorer.systems, nrefs) if rows else None
+    return BlockDone(summed, policy.kept, error)
+
+
+def _block_items(task: BlockTask, policy: BadLinePolicy) -> Iterator[Item]:
+    """The items of a block, read through one process's readers and pairing."""
+    options = task.options
+    encoding = check_encoding(options.encoding)
+    sources: list[LineSource] = []
     try:
         for span in task.block.spans:
             stream = open_span(span)
@@ -124,16 +144,50 @@ def count_block(task: BlockTask) -> BlockDone:
             source.line = task.block.before
             sources.append(source)
         segments = plain_segments(options, sources, policy, task.nfields)
-        for item in items_of_segments(segments, options, sources, policy):
-            nrefs = nrefs or len(item.refs)
-            rows.append(count_item(scorer, item, options))
-    except BleustreamError as exc:
-        error = exc
+        yield from items_of_segments(segments, options, sources, policy)
     finally:
         for source in sources:
             source.close()
-    summed = sum_rows(rows, scorer.systems, nrefs) if rows else None
-    return BlockDone(summed, policy.kept, error)
+
+
+@dataclass(frozen=True)
+class NistTask:
+    """A block for a worker to count NIST's tables of, with NIST's settings."""
+
+    block: BlockTask
+    settings: Any
+    systems: int
+
+
+class NistDone(NamedTuple):
+    corpus: Any  # the block's NistCorpus
+    skipped: list[InputError]
+    error: BleustreamError | None
+
+
+def nist_block(task: NistTask) -> NistDone:
+    """NIST's reference table and counts of one block, in a worker process.
+
+    A segment whose references are all empty is the error one process
+    raises there (``EmptyReferences``, located by the caller).
+    """
+    from bleustream.metrics import nist
+
+    settings = task.settings
+    words = nist.words_of(settings)
+    corpus = nist.NistCorpus.empty(settings.order, task.systems)
+    policy = _KeptBadLines(task.block.options.skip_bad_lines)
+    error: BleustreamError | None = None
+    try:
+        for item in _block_items(task.block, policy):
+            refs = [words(ref) for ref in item.refs]
+            if not any(refs):
+                name = input_name(task.block.options)
+                raise InputError(nist.EMPTY_REFERENCES, name, item.line)
+            corpus.add([words(hyp) for hyp in item.hyps], refs)
+    except BleustreamError as exc:
+        error = exc
+    return NistDone(corpus, policy.kept, error)
 
 
 def summed_blocks(

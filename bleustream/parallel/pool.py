@@ -113,7 +113,9 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     if hasattr(signal, "pthread_sigmask"):  # held while the parent started this worker
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
     global _worker_scorer
-    _worker_scorer = Counter(specs, systems)
+    # A corpus-wide metric (NIST) is counted by its own block function.
+    if not any(getattr(spec.metric, "CORPUS_WIDE", False) for spec in specs):
+        _worker_scorer = Counter(specs, systems)
 
 
 def worker_scorer() -> Counter:

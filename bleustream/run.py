@@ -102,6 +102,7 @@ class RunOptions:
     allow_empty: bool = False  # no segments: scores of 0, not an error
     self_bleu_column: int = 0  # Self-BLEU: the sentences are this field (0: whole lines)
     keep_lines: frozenset[int] | None = None  # --origlang/--subset: the lines scored
+    nist_docs: str | None = None  # NIST: the file of each line's document id
     compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
@@ -766,11 +767,13 @@ def _run_corpus_wide(
             corpus, names = _nist_read_back(options, stdin, policy, settings)
             if names is not None:
                 systems = names
-            counted, where = None, []
+            counted, where, docs = None, [], {}
         else:
-            corpus, counted, where = _nist_count(options, stdin, policy, settings, len(systems))
+            corpus, counted, where, docs = _nist_count(
+                options, stdin, policy, settings, len(systems)
+            )
     except _NistInterrupted as stop:
-        corpus, counted, where = stop.corpus, stop.counted, stop.where
+        corpus, counted, where, docs = stop.corpus, stop.counted, stop.where, stop.docs
         partial = True
         status = EXIT_SIGINT if stop.signum == signal.SIGINT else EXIT_SIGTERM
         report(f"interrupted; the score covers the {count_of(corpus.segments, 'segment')} read")
@@ -802,6 +805,12 @@ def _run_corpus_wide(
                 row = nist.weighted_row(counted[index][position], corpus.table, cache)
                 score = spec.sentence_score(row)
                 lines.append(formatter(_segment_record(item, (score,), system), ctx))
+    for doc in sorted(docs):  # mteval's order of the documents: their ids' string order
+        for index, system in enumerate(systems):
+            counts = docs[doc][index]
+            row = counts.row(corpus.table)
+            record = Record("document", (spec.score(row),), counts.segments, id=doc, system=system)
+            lines.append(formatter(record, ctx))
     finals = [
         Record(
             "corpus",
@@ -821,25 +830,33 @@ def _run_corpus_wide(
 class _NistInterrupted(Exception):
     """A signal while NIST was counting: what was counted, to score as partial."""
 
-    def __init__(self, signum: int, corpus: Any, counted: Any, where: list[Item]) -> None:
+    def __init__(
+        self, signum: int, corpus: Any, counted: Any, where: list[Item], docs: Any
+    ) -> None:
         self.signum, self.corpus, self.counted, self.where = signum, corpus, counted, where
+        self.docs = docs
 
 
 def _nist_count(
     options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy, settings: Any, nsys: int
-) -> tuple[Any, list[list[Any]] | None, list[Item]]:
-    """The text's ``NistCorpus``; with ``-sl`` each segment's counts and items too."""
+) -> tuple[Any, list[list[Any]] | None, list[Item], dict[str, list[Any]]]:
+    """The text's ``NistCorpus``; with ``-sl`` each segment's counts and items
+    too, and with ``--nist-docs`` each document's counts, per system."""
     from bleustream.metrics import nist
 
     words = nist.words_of(settings)
     corpus = nist.NistCorpus.empty(settings.order, nsys)
     counted: list[list[Any]] | None = [[] for _ in range(nsys)] if options.sentence_level else None
     where: list[Item] = []
+    docs: dict[str, list[Any]] = {}
     sources: list[LineSource] = []
     counter = None
+    doc_of = None
     try:
         segments, sources = text_items(options.reading, stdin, policy)
-        if options.jobs > 1 and counted is None:
+        if options.nist_docs is not None:
+            doc_of = _DocIds(options, stdin)
+        if options.jobs > 1 and counted is None and doc_of is None:
             from bleustream.parallel.block_tasks import NistTask, block_tasks, nist_block
             from bleustream.parallel.pool import ParallelCounter
 
@@ -853,7 +870,7 @@ def _nist_count(
                     if done.error is not None:
                         raise done.error
                     corpus.merge(done.corpus)
-                return corpus, None, []
+                return corpus, None, [], docs
         for item in items_of_segments(segments, options.reading, sources, policy):
             refs = [words(ref) for ref in item.refs]
             if not any(refs):
@@ -863,15 +880,51 @@ def _nist_count(
                 for index, counts in enumerate(added):
                     counted[index].append(counts)
                 where.append(item._replace(hyps=(), refs=()))
+            if doc_of is not None:
+                doc_id = doc_of(item.line)
+                if doc_id not in docs:
+                    docs[doc_id] = [nist.SystemCounts(settings.order) for _ in range(nsys)]
+                for system, counts in zip(docs[doc_id], added):
+                    system.add(counts)
     except Interrupted as exc:
-        raise _NistInterrupted(exc.signum, corpus, counted, where) from None
+        raise _NistInterrupted(exc.signum, corpus, counted, where, docs) from None
     finally:
         if counter is None or not counter.reading:
             for source in sources:
                 source.close()
         if counter is not None:
             counter.close()
-    return corpus, counted, where
+        if doc_of is not None:
+            doc_of.close()
+    return corpus, counted, where, docs
+
+
+class _DocIds:
+    """``--nist-docs FILE``: the document id of an input line, read in step."""
+
+    def __init__(self, options: RunOptions, stdin: BinaryIO | None) -> None:
+        from bleustream.inputs.lines import open_source
+
+        assert options.nist_docs is not None
+        self.source = open_source(options.nist_docs, stdin, options.encoding)
+        self.last: str | None = None
+
+    def __call__(self, line: int) -> str:
+        source = self.source
+        while source.line < line:
+            text = next(source, None)
+            if text is None and source.line < line:
+                raise InputError(
+                    f"the document ids end at line {source.line}; the input has a line {line}",
+                    source.name,
+                )
+            self.last = text
+        if not self.last or not self.last.strip():
+            raise InputError("an empty document id", source.name, source.line)
+        return self.last.strip()
+
+    def close(self) -> None:
+        self.source.close()
 
 
 def _nist_read_back(

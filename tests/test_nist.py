@@ -336,3 +336,48 @@ def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path
     assert b"not in the reference table" in proc.stderr
     refused = run(str(ref), "-m", "nist", "-sl", "-f", "stats", "-i", str(hyps[0]))
     assert refused.returncode == 2 and b"not with -sl with statistics records" in refused.stderr
+
+
+def _has_documents(name: str, variant: str) -> bool:
+    """A set with document ids whose variant mteval scored (it dies on some)."""
+    if not ((DATA / name / "docids.txt").exists() or (DATA / name / "source.json").exists()):
+        return False
+    expected = json.loads((DATA / name / "expected.json").read_text(encoding="utf-8"))
+    return bool(expected["variants"][variant]["rc"] == 0)
+
+
+DOC_CASES = [(n, v) for n in SETS for v in VARIANTS if _has_documents(n, v)]
+
+
+@pytest.mark.parametrize(("name", "variant"), DOC_CASES, ids=[f"{n}-{v}" for n, v in DOC_CASES])
+def test_cli_documents_are_mtevals(name: str, variant: str, tmp_path: Path) -> None:
+    """--nist-docs: a record per document, in the ids' string order, each
+    equal to mteval's -d document score."""
+    _, _, docids, expected = load(name)
+    want = expected["variants"][variant]
+    assert docids is not None
+    docs = tmp_path / "docids.txt"
+    docs.write_text("".join(f"{d}\n" for d in docids), encoding="utf-8")
+    proc, _, systems = _cli(name, variant, tmp_path, "-f", "jsonl", "--nist-docs", str(docs))
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    for system in systems:
+        mine = [
+            r for r in records if r["type"] == "document" and r["system"].endswith(f"/{system}.txt")
+        ]
+        numbers = want["systems"][system]["docs_exact"]
+        assert [r["id"] for r in mine] == list(numbers)
+        for record in mine:
+            assert record["score"] == pytest.approx(numbers[record["id"]], abs=1e-9, rel=0)
+
+
+def test_cli_document_ids_that_end_early_are_a_located_error(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a b c\nb c d\nc d e\n", encoding="utf-8")
+    docs = tmp_path / "docs.txt"
+    docs.write_text("d1\nd1\n", encoding="utf-8")
+    proc = run(str(ref), "-m", "nist", "--nist-docs", str(docs), input=b"a b c\nb c\nc d\n")
+    assert (proc.returncode, proc.stdout) == (65, b"")
+    assert proc.stderr.decode() == (
+        f"bleustream: {docs}: the document ids end at line 2; the input has a line 3\n"
+    )

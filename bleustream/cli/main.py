@@ -76,7 +76,16 @@ def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str,
     options, origins = merge(DEFAULTS, given, config)
     options["refs"] = args.refs
     options["input"] = args.input
-    for key in ("test_set", "echo", "list", "citation", "origlang", "subset", "download"):
+    for key in (
+        "test_set",
+        "echo",
+        "list",
+        "citation",
+        "origlang",
+        "subset",
+        "download",
+        "nist_docs",
+    ):
         options[key] = getattr(args, key)
     options["detail"] = args.detail
     options["origins"] = origins
@@ -141,6 +150,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         allow_empty=options["allow_empty"],
         self_bleu_column=options["self_bleu_column"],
         keep_lines=options.get("keep_lines"),
+        nist_docs=options["nist_docs"],
         compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
         format=options["format"],

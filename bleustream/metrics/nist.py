@@ -220,12 +220,14 @@ class SystemCounts:
     ref_len: int = 0
     totals: list[int] = field(default_factory=list)
     matched: dict[str, int] = field(default_factory=dict)
+    segments: int = 0
 
     def __post_init__(self) -> None:
         if not self.totals:
             self.totals = [0] * self.order
 
     def add(self, counts: SegmentCounts) -> None:
+        self.segments += 1
         self.ref_len += counts.ref_len
         for n in range(self.order):
             self.totals[n] += max(counts.hyp_len - n, 0)
@@ -235,6 +237,7 @@ class SystemCounts:
 
     def merge(self, other: SystemCounts) -> None:
         """Adds ``other``'s counts into these (in place)."""
+        self.segments += other.segments
         self.ref_len += other.ref_len
         self.totals = [a + b for a, b in zip(self.totals, other.totals)]
         matched = self.matched
@@ -337,7 +340,7 @@ def corpus_of_stats(stats: Any, order: int, segments: int, nrefs: int) -> NistCo
             raise ValueError(f"{name} must be a whole number")
     if any(gram.count(" ") >= order or gram not in table.counts for gram in matched):
         raise ValueError("a matched n-gram is not in the reference table")
-    system = SystemCounts(order, stats["ref_len"], list(totals), dict(matched))
+    system = SystemCounts(order, stats["ref_len"], list(totals), dict(matched), segments)
     return NistCorpus(order, [system], table, segments, nrefs)
 
 
@@ -476,6 +479,15 @@ OPTIONS = (
         kind="bool",
         help="keep case for NIST, as mteval's -c (default: lowercase, ASCII letters only)",
         field="case_sensitive",
+    ),
+    Option(
+        ("--nist-docs",),
+        "nist_docs",
+        None,
+        metavar="FILE",
+        help="NIST of each document too, as mteval's -d report: FILE holds the document "
+        "id of each input line, in step (sacrebleu --echo docid writes one)",
+        config=False,
     ),
     Option(
         ("--nist-order",),

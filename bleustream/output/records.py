@@ -39,7 +39,7 @@ from bleustream.metrics.scores import COMMON_SHORT
 from bleustream.metrics.stats_record import record_object
 
 FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
-KINDS = ("segment", "running", "corpus")
+KINDS = ("segment", "running", "document", "corpus")
 
 
 @dataclass(frozen=True)

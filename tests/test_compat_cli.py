@@ -277,6 +277,50 @@ def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
     assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-t", "wmt17", "-l", "en-de", "-d", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-m", "bleu", "chrf", "ter", "-w", "2"),
+    ],
+    ids=["bleu", "three-metrics"],
+)
+def test_detail_is_sacrebleus(cache: Path, args: tuple[str, ...]) -> None:
+    """-d: after the scores, each origlang's (and domain's) as SacreBLEU prints them;
+    the hypotheses from a file and from stdin."""
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    env = {"SACREBLEU": str(cache)}
+    theirs = sacrebleu(*args, "-i", hyp, cwd=cache, env=env)
+    assert theirs.returncode == 0, theirs.stderr
+    assert b"origlang=de domain=ALL" in theirs.stdout
+    ours = bleustream(*args, "-i", hyp, "--compat", "sacrebleu", cwd=cache, env=env)
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+    piped = bleustream(*args, "--compat", "sacrebleu", cwd=cache, env=env, input=hyp.read_bytes())
+    assert piped.stdout == ours.stdout
+
+
+def test_detail_with_origlang_scores_that_part_where_sacrebleu_fails(cache: Path) -> None:
+    """SacreBLEU 2.6 filters the lines twice and fails (max() of nothing);
+    bleustream scores the part, and prints its line."""
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    env = {"SACREBLEU": str(cache)}
+    args = ("-t", "wmt17", "-l", "en-de", "--origlang", "en", "-f", "text")
+    theirs = sacrebleu(*args, "-d", "-i", hyp, cwd=cache, env=env)
+    assert theirs.returncode == 1 and b"ValueError: max() arg is an empty sequence" in theirs.stderr
+    without = sacrebleu(*args, "-i", hyp, cwd=cache, env=env)
+    ours = bleustream(*args, "-d", "-i", hyp, "--compat", "sacrebleu", cwd=cache, env=env)
+    assert ours.returncode == 0, ours.stderr
+    first, part = masked(ours.stdout).splitlines()
+    assert first + "\n" == masked(without.stdout)
+    assert part.startswith("origlang=en domain=ALL : sentences=1000   BLEU = ")
+
+
+def test_detail_needs_one_system_of_a_test_set(data: Path) -> None:
+    alone = bleustream("ref", "-i", SYSTEMS[0], "-d", cwd=data)
+    assert alone.returncode == 2
+    assert alone.stderr == b"bleustream: --detail (-d) splits a test set: give one with -t and -l\n"
+
+
 def test_an_origlang_with_no_sentence_is_one_line(cache: Path) -> None:
     env = {"SACREBLEU": str(cache)}
     hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"

@@ -464,7 +464,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config is not None and args.config is None and not options["quiet"]:
             report(f"settings read from {config.origin}")
         if options["detail"]:
-            raise UsageError("--detail (-d) is not supported: score each origlang or subset alone")
+            from bleustream.cli import detail
+
+            detail.check(options)
         if testsets.wanted(options):
             testsets.check(options)
             text = testsets.action(options)
@@ -484,7 +486,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show_config:
             Output(stdout).write(show_config(options, parser))
             return EXIT_OK
-        return run(run_options, stdin, stdout, report, sys.stderr)
+        if not options["detail"]:
+            return run(run_options, stdin, stdout, report, sys.stderr)
+        again = detail.replayable(stdin, options)
+        status = run(run_options, again(), stdout, report, sys.stderr)
+        if status == EXIT_OK:
+            Output(stdout).write(detail.detail_text(run_options, options, again, report))
+        return status
     except BleustreamError as exc:
         report(str(exc))
         return exc.status

@@ -178,9 +178,10 @@ def reference_files(options: dict[str, Any]) -> list[str]:
     return joined
 
 
-def kept_lines(options: dict[str, Any]) -> frozenset[int] | None:
+def kept_lines(options: dict[str, Any], empty_ok: bool = False) -> frozenset[int] | None:
     """With ``--origlang``/``--subset``: the numbers of the test set's lines
-    that SacreBLEU's own ``filter_subset`` keeps (from the cache's raw files)."""
+    that SacreBLEU's own ``filter_subset`` keeps (from the cache's raw files);
+    none kept is a ``UsageError`` unless ``empty_ok``."""
     origlang, subset = options.get("origlang"), options.get("subset")
     if origlang is None and subset is None:
         return None
@@ -198,7 +199,7 @@ def kept_lines(options: dict[str, Any]) -> frozenset[int] | None:
             f"test set {test_set}/{pair}: --origlang/--subset cannot be read from the cache "
             f"{cache_dir()}: {what}"
         ) from None
-    if not kept:
+    if not kept and not empty_ok:
         message = f"test set {test_set!r} contains no sentence with"
         if origlang:
             message += f" origlang={origlang}"

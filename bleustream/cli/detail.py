@@ -1,0 +1,113 @@
+"""``-d/--detail``: SacreBLEU's scores of a test set's parts, after the scores.
+
+For one system scored against a test set (``-t``), each original language
+(``--origlang``, or every one the test set's raw files name), and within
+it all domains and then each domain (``--subset``, or every one the set
+has), as SacreBLEU's ``print_subset_results`` prints them::
+
+    origlang=de domain=ALL: sentences=1498   BLEU = 31.4
+
+The lines of each part are the ones SacreBLEU's own ``filter_subset``
+keeps; each part is scored by a run of its own over the same files (stdin
+is kept in a temporary file for them), so each number is bleustream's
+corpus score of those lines.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, BinaryIO
+
+from bleustream.cli import testsets
+from bleustream.errors import EXIT_OK, UsageError
+from bleustream.run import RunOptions, run
+
+
+def check(options: dict[str, Any]) -> None:
+    if not options.get("test_set"):
+        raise UsageError("--detail (-d) splits a test set: give one with -t and -l")
+    if len(options["input"]) > 1 or options["systems"] > 1:
+        raise UsageError("--detail (-d) is for one system, as in SacreBLEU")
+    if options["sentence_level"] or options["every"]:
+        raise UsageError("--detail (-d) adds corpus scores: not with -sl or --every")
+    if options["format"] == "json":
+        options["format"] = "text"  # SacreBLEU's: the parts would break the JSON
+
+
+def parts(options: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
+    """Each part's key, as SacreBLEU writes it, with the numbers of its lines."""
+    _dataset, utils = testsets._registry()
+    test_set, pair = options["test_set"], options["language_pair"]
+    origlangs = [options["origlang"]] if options.get("origlang") else None
+    origlangs = origlangs or utils.get_available_origlangs(test_set, pair)
+    subsets = [options["subset"]] if options.get("subset") else None
+    subsets = subsets or utils.get_available_subsets(test_set, pair)
+    out = []
+    for origlang in origlangs:
+        for subset in [None, *subsets]:
+            kept = testsets.kept_lines({**options, "origlang": origlang, "subset": subset}, True)
+            if not kept:
+                continue
+            key = f"origlang={origlang}"
+            if subset is None:
+                key += " domain=ALL"
+            elif subset.startswith("country:"):
+                key += f" country={subset[8:]}"
+            else:
+                key += f" domain={subset}"
+            out.append((key, kept))
+    return out
+
+
+def detail_text(
+    run_options: RunOptions,
+    options: dict[str, Any],
+    stdin: Callable[[], BinaryIO | None],
+    report: Callable[[str], None],
+) -> str:
+    """The lines ``-d`` adds (SacreBLEU's words when a test set has no parts)."""
+    found = parts(options)
+    if not found:
+        return "No subset information found. Consider using --origlang argument.\n"
+    results: dict[str, list[tuple[int, str, float]]] = {}
+    for key, kept in found:
+        part = replace(run_options, keep_lines=kept, format="jsonl", every=0, progress=False)
+        out = io.BytesIO()
+        status = run(part, stdin(), out, report)  # type: ignore[arg-type]
+        if status != EXIT_OK:
+            raise UsageError(f"--detail: the part {key} could not be scored")
+        for line in out.getvalue().decode("utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("type") == "corpus":
+                results.setdefault(key, []).append(
+                    (record["segments"], record["metric"], record["score"])
+                )
+    left = max(len(key) for key in results) + 1
+    names = max(len(name) for _, name, _ in next(iter(results.values())))
+    width = run_options.width
+    return "".join(
+        f"{key:<{left}}: sentences={n:<6} {name:<{names}} = {score:.{width}f}\n"
+        for key, scores in results.items()
+        for n, name, score in scores
+    )
+
+
+def replayable(stdin: BinaryIO | None, options: dict[str, Any]) -> Callable[[], BinaryIO | None]:
+    """A function giving stdin anew for each run: when the hypotheses come
+    from stdin, it is kept in a temporary file (removed at exit) that every
+    part reads again."""
+    if stdin is None or options["input"] != ["-"]:
+        return lambda: stdin
+    import atexit
+
+    handle, path = tempfile.mkstemp(prefix="bleustream-detail-")
+    atexit.register(os.remove, path)
+    with os.fdopen(handle, "wb") as kept:
+        shutil.copyfileobj(stdin, kept)
+    return lambda: open(path, "rb")

@@ -10,7 +10,7 @@ N``, ``examples/ray_score.py --workers N --parts P`` and
 ``examples/spark_score.py --workers N --parts P``.  Every output must be
 the one process's, byte for byte, or the exit status is 1.  Then the
 overhead of a part on each engine: the same 20,000 lines on one worker in
-1 and in 41 parts (best of three each), the difference over 40.
+1, 201 and 801 parts (best of two each), the differences over the parts added.
 Without the data it exits 0 having run nothing.
 """
 
@@ -83,16 +83,21 @@ def main() -> int:
             status |= not same
             rate = args.lines / seconds
             print(f"  {name:32} {seconds:8.1f} s  {rate:10,.0f} lines/s  same: {same}")
-        # The overhead of a part: the same lines in 1 part and in 41, on one
-        # worker so that both runs have the same parallelism; the best of
-        # three of each, the difference over 40.
+        # The overhead of a part: the same lines in 1, 201 and 801 parts, on
+        # one worker so that every run has the same parallelism; the best of
+        # two of each, the differences over the parts added.
         small_ref, small_hyp = corpus(Path(tmp), 20_000)
         small = [str(small_ref), "-i", str(small_hyp), "--no-config", "--workers", "1"]
-        print("overhead of a part (20,000 lines, 1 worker, 41 parts against 1, over 40):")
+        print("overhead of a part (20,000 lines, 1 worker, 1, 201 and 801 parts):")
         for name, script in (("ray", ray), ("spark", spark)):
-            one = min(timed([*script, *small, "--parts", "1"])[0] for _ in range(3))
-            many = min(timed([*script, *small, "--parts", "41"])[0] for _ in range(3))
-            print(f"  {name:6} {(many - one) / 40 * 1000:8.1f} ms  ({one:.2f} s, {many:.2f} s)")
+            best = {
+                n: min(timed([*script, *small, "--parts", str(n)])[0] for _ in range(2))
+                for n in (1, 201, 801)
+            }
+            first = (best[201] - best[1]) / 200 * 1000
+            second = (best[801] - best[201]) / 600 * 1000
+            runs = ", ".join(f"{n} parts {t:.2f} s" for n, t in best.items())
+            print(f"  {name:6} {first:6.1f} ms (1 to 201), {second:6.1f} ms (201 to 801)  ({runs})")
     print(f"expected output: {expected.decode().strip() if expected else ''}")
     return status
 

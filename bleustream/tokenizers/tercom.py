@@ -15,6 +15,7 @@ the "enclosed CJK" range runs to U+3F22.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Callable
 
 # The tokenizer's name in TER's signature (``TercomTokenizer.signature()``).
@@ -24,9 +25,16 @@ _ASIAN_PUNCT = r"([\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb])"
 _FULL_WIDTH_PUNCT = r"([\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09])"
 
 
-def _rules(pairs: list[tuple[str, str]]) -> list[tuple[Callable[..., str], str]]:
-    """Each (pattern, replacement) as a compiled ``sub`` and its replacement."""
-    return [(re.compile(pattern).sub, repl) for pattern, repl in pairs]
+def _rules(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The rules of one step, as (pattern, replacement): compiled by ``_compiled``
+    when a TER run first needs them, not when the package is imported."""
+    return pairs
+
+
+@cache
+def _compiled(name: str) -> list[tuple[Callable[..., str], str]]:
+    """A step's rules as compiled ``sub`` functions with their replacements."""
+    return [(re.compile(pattern).sub, repl) for pattern, repl in _STEPS[name]]
 
 
 # _normalize_general_and_western, before the padding spaces are added.
@@ -67,6 +75,13 @@ _ASIAN = _rules(
 )
 _PUNCT = _rules([(r"[\.,\?:;!\"\(\)]", "")])
 _ASIAN_PUNCT_RULES = _rules([(_ASIAN_PUNCT, ""), (_FULL_WIDTH_PUNCT, "")])
+_STEPS = {
+    "general": _GENERAL,
+    "western": _WESTERN,
+    "asian": _ASIAN,
+    "punct": _PUNCT,
+    "asian_punct": _ASIAN_PUNCT_RULES,
+}
 
 
 def _apply(rules: list[tuple[Callable[..., str], str]], sent: str) -> str:
@@ -89,10 +104,10 @@ def tercom_tokenizer(
     before: list[tuple[Callable[..., str], str]] = []
     after: list[tuple[Callable[..., str], str]] = []
     if normalized:
-        before = _GENERAL
-        after = _WESTERN + (_ASIAN if asian_support else [])
+        before = _compiled("general")
+        after = _compiled("western") + (_compiled("asian") if asian_support else [])
     if no_punct:
-        after = after + _PUNCT + (_ASIAN_PUNCT_RULES if asian_support else [])
+        after = after + _compiled("punct") + (_compiled("asian_punct") if asian_support else [])
 
     def tokenize(sent: str) -> str:
         if not sent:

@@ -753,8 +753,6 @@ def _run_corpus_wide(
     tables; statistics read back (``--input-format stats``) merge the same
     way: the numbers are one process's.
     """
-    from dataclasses import replace
-
     from bleustream.metrics import nist
 
     spec = options.specs[0]
@@ -932,10 +930,12 @@ def _nist_read_back(
 ) -> tuple[Any, list[str | int | None] | None]:
     """NIST statistics read back: every record's tables merged, per system
     (the systems named by the records, in the order first seen)."""
+    from bleustream.inputs.items import open_stats
     from bleustream.inputs.nist_records import read_nist_records
+    from bleustream.metrics import nist
 
     by_system: dict[str | int | None, Any] = {}
-    for source in _stats_sources(options, stdin, policy):
+    for source in open_stats(options.reading, stdin, policy):
         try:
             for system, part in read_nist_records(source, settings):
                 if system in by_system:
@@ -944,8 +944,6 @@ def _nist_read_back(
                     by_system[system] = part
         finally:
             source.close()
-    from bleustream.metrics import nist
-
     if not by_system:
         return nist.NistCorpus.empty(settings.order, 1), None
     names = list(by_system)
@@ -966,34 +964,16 @@ def _nist_read_back(
     return corpus, (names if len(names) > 1 or names[0] is not None else None)
 
 
-def _stats_sources(
-    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy
-) -> list[LineSource]:
-    """The files statistics are read back from, opened."""
-    from bleustream.inputs.items import open_all, stats_paths
-
-    return open_all(stats_paths(options.reading), stdin, options.reading, policy)
-
-
 def _nist_record(
     corpus: Any, index: int, spec: Spec, system: str | int | None, partial: bool, skipped: int
 ) -> dict[str, Any]:
+    """System ``index``'s corpus record of ``-f stats``: its ``stats`` are NIST's tables."""
     from bleustream.metrics import nist
-    from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION, counting_settings
+    from bleustream.metrics.stats_record import record_object
 
-    record: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "type": "corpus"}
-    if system is not None:
-        record["system"] = system
-    record["segments"] = corpus.segments
-    record["nrefs"] = corpus.nrefs or 1
-    record["metrics"] = [
-        {
-            "metric": spec.name,
-            "counting": counting_settings(spec),
-            "scoring": {},
-            "stats": nist.stats_object(corpus, index),
-        }
-    ]
+    extra = {} if system is None else {"system": system}
+    stats = (nist.stats_object(corpus, index),)
+    record = record_object("corpus", (spec,), stats, corpus.segments, corpus.nrefs or 1, extra)
     record["partial"], record["skipped"] = partial, skipped
     return record
 

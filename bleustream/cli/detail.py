@@ -42,7 +42,7 @@ def check(options: dict[str, Any]) -> None:
 
 def parts(options: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
     """Each part's key, as SacreBLEU writes it, with the numbers of its lines."""
-    _dataset, utils = testsets._registry()
+    _dataset, utils = testsets.registry()
     test_set, pair = options["test_set"], options["language_pair"]
     origlangs = [options["origlang"]] if options.get("origlang") else None
     origlangs = origlangs or utils.get_available_origlangs(test_set, pair)

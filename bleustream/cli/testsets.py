@@ -42,7 +42,7 @@ def cache_dir() -> str:
     return os.environ.get("SACREBLEU", os.path.join(os.path.expanduser("~"), ".sacrebleu"))
 
 
-def _registry() -> Any:
+def registry() -> Any:
     try:
         import sacrebleu.dataset as dataset  # the optional extra
         import sacrebleu.utils as utils
@@ -57,7 +57,7 @@ def _names(test_set: str) -> list[str]:
 
 def check(options: dict[str, Any]) -> None:
     """SacreBLEU's checks of -t and -l, each one line with its hint (status 2)."""
-    dataset, utils = _registry()
+    dataset, utils = registry()
     test_set, pair = options.get("test_set"), options.get("language_pair")
     if not test_set:
         return
@@ -85,7 +85,7 @@ def check(options: dict[str, Any]) -> None:
 
 def action(options: dict[str, Any]) -> str | None:
     """What --list, --citation, --echo and --download print (they exit 0), or None."""
-    dataset, utils = _registry()
+    dataset, utils = registry()
     test_set, pair = options.get("test_set"), options.get("language_pair")
     if options.get("download"):
         _fetch(
@@ -142,7 +142,7 @@ def reference_files(options: dict[str, Any]) -> list[str]:
     SacreBLEU concatenates them: their references are joined, stream by
     stream, into files of a temporary folder removed at exit.
     """
-    _dataset, utils = _registry()
+    _dataset, utils = registry()
     pair = options["language_pair"]
     per_set = []
     for name in _names(options["test_set"]):
@@ -185,7 +185,7 @@ def kept_lines(options: dict[str, Any], empty_ok: bool = False) -> frozenset[int
     origlang, subset = options.get("origlang"), options.get("subset")
     if origlang is None and subset is None:
         return None
-    _dataset, utils = _registry()
+    _dataset, utils = registry()
     test_set, pair = options["test_set"], options["language_pair"]
     lines = 0
     for path in options["refs"][:1]:

@@ -258,6 +258,20 @@ def stats_paths(options: ReadOptions) -> list[str]:
     return [*options.refs] or list(options.inputs)
 
 
+def open_stats(
+    options: ReadOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+) -> list[LineSource]:
+    """The files statistics are read back from, opened (all or none)."""
+    if options.refs and options.inputs != ("-",):
+        raise UsageError(
+            "with --input-format stats, give shards as operands, or systems with -i, not both"
+        )
+    paths = stats_paths(options)
+    if paths.count("-") > 1:
+        raise UsageError("stdin ('-') can be read only once")
+    return open_all(paths, stdin, options, policy)
+
+
 def input_name(options: ReadOptions) -> str:
     """The name that messages give the (first) input; every file statistics
     are read back from."""

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from bleustream.errors import InputError, UsageError
-from bleustream.inputs.items import Item, open_all, stats_paths
+from bleustream.errors import InputError
+from bleustream.inputs.items import Item, open_stats
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.stats_reader import Chunk, Layout, in_turns, read_stats, specs_of
@@ -26,14 +26,7 @@ def stats_items(
     several ``-i`` files are several systems' per-segment statistics, read
     in step (for the paired tests).
     """
-    if options.refs and options.inputs != ("-",):
-        raise UsageError(
-            "with --input-format stats, give shards as operands, or systems with -i, not both"
-        )
-    paths = stats_paths(options)
-    if paths.count("-") > 1:
-        raise UsageError("stdin ('-') can be read only once")
-    sources = open_all(paths, stdin, options, policy)
+    sources = open_stats(options, stdin, policy)
     if len(options.inputs) > 1:
         return _system_chunks(sources), sources
 

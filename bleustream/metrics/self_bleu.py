@@ -49,7 +49,7 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.metrics import bleu
-from bleustream.metrics.protocol import Option, Row, is_number
+from bleustream.metrics.protocol import Option, Row, is_number, parse_seed
 
 CONVENTIONS = ("texygen", "sacrebleu")
 DEFAULT_SEED = 12345  # --seed's, SacreBLEU's
@@ -323,8 +323,7 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     convention = options.get("self_bleu") or DEFAULT_CONVENTION
     order = int(options.get("max_ngram_order") or bleu.DEFAULT_MAX_ORDER)
     tokenize = options.get("tokenize") or "none"
-    seed_text = str(options.get("seed", DEFAULT_SEED))
-    seed = None if seed_text.lower() == "none" else int(seed_text)
+    seed = parse_seed(str(options.get("seed", DEFAULT_SEED)))
     sentence_bleu = bleu.DEFAULT_SETTINGS
     if convention == "sacrebleu":
         sentence_bleu = bleu.Settings(

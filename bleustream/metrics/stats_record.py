@@ -41,7 +41,7 @@ def scoring_settings(spec: Spec) -> dict[str, Any]:
 def record_object(
     kind: str,
     specs: tuple[Spec, ...],
-    rows: tuple[Row, ...],
+    rows: tuple[Row | Mapping[str, Any], ...],
     segments: int,
     nrefs: int | str,
     extra: Mapping[str, Any],
@@ -56,7 +56,8 @@ def record_object(
             "metric": spec.name,
             "counting": counting_settings(spec),
             "scoring": scoring_settings(spec),
-            "stats": list(row),
+            # A row; NIST's statistics are an object of tables.
+            "stats": row if isinstance(row, Mapping) else list(row),
         }
         for spec, row in zip(specs, rows)
     ]

@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.metrics.numpy_scores import require_numpy
+from bleustream.metrics.protocol import parse_seed as parse_seed  # for the callers of draws
 from bleustream.significance.result import Result
 
 RowScorer = Callable[[Any], Any]
@@ -98,11 +99,6 @@ class SystemStats:
 # ----------------------------------------------------------------------------
 # Seeds and signatures
 # ----------------------------------------------------------------------------
-
-
-def parse_seed(text: str) -> int | None:
-    """A seed as SacreBLEU reads ``SACREBLEU_SEED``: ``none`` (any case) or an int."""
-    return None if text.lower() == "none" else int(text)
 
 
 def seed_text(seed: int | None) -> str:

@@ -67,7 +67,7 @@ class Settings:
     """Everything that decides a Self-BLEU score.
 
     ``bleu`` is the sentence BLEU of the ``sacrebleu`` convention (its
-    tokenizer, case and smoothing); ``tokenize`` is the ``texygen``
+    tokenizer, case and smoothing; unused by ``texygen``); ``tokenize`` is the ``texygen``
     convention's (``none``: white space, ``nltk``: NLTK's ``word_tokenize``).
     ``sample`` sentences drawn with ``seed`` stand for the set (0: every
     sentence), as Texygen scores its first 500.
@@ -93,7 +93,7 @@ class Settings:
                 "Texygen's Self-BLEU splits on white space (-tok none) or with NLTK's "
                 f"word_tokenize (-tok nltk), not -tok {self.tokenize}"
             )
-        if self.bleu.max_order != order:
+        if self.convention == "sacrebleu" and self.bleu.max_order != order:
             raise ValueError("the sentence BLEU's order must be Self-BLEU's")
         if not (isinstance(self.sample, int) and self.sample >= 0):
             raise ValueError(f"the sample must be a whole number of sentences: {self.sample!r}")
@@ -334,8 +334,6 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
             effective_order=True,
             max_order=order,
         )
-    elif order != bleu.DEFAULT_MAX_ORDER:
-        sentence_bleu = bleu.Settings(max_order=order)
     return Settings(
         convention=convention,
         max_order=order,

@@ -196,13 +196,23 @@ class _Feeder(threading.Thread):
     def take(self, timeout: float) -> tuple[list[Any], bool]:
         """Up to a batch of what has been read (waiting up to ``timeout`` for
         a full batch), and whether the reading is over and all of it taken."""
-        with self._cond:
+        # Not ``with self._cond``: a signal's handler raises ``Interrupted``
+        # in this thread, and raised inside ``wait`` (between its release and
+        # its re-acquiring of the lock) it leaves the lock released, so that
+        # ``with`` would fail releasing it again and a RuntimeError would
+        # replace the interrupt.  The lock is released only if still held.
+        cond = self._cond
+        cond.acquire()
+        try:
             if len(self._pending) < BATCH and not self.finished:
-                self._cond.wait(timeout)
+                cond.wait(timeout)
             pending = self._pending
             batch = [pending.popleft() for _ in range(min(BATCH, len(pending)))]
-            self._cond.notify_all()  # room for the reader
+            cond.notify_all()  # room for the reader
             return batch, self.finished and not pending
+        finally:
+            if cond._is_owned():  # type: ignore[attr-defined]
+                cond.release()
 
 
 class _Slot(NamedTuple):

@@ -77,8 +77,30 @@ __all__ = [
 _API = frozenset(__all__) - {"KERNELS", "__version__", "engines", "evaluate_module_path", "metrics"}
 
 
+# SacreBLEU's test-set functions, which its package also gives at the top
+# (``bleustream.utils``; the testsets extra), and its ``DATASETS``.
+_TEST_SETS = frozenset(
+    {
+        "download_test_set",
+        "get_available_testsets",
+        "get_available_testsets_for_langpair",
+        "get_langpairs_for_testset",
+        "get_reference_files",
+        "get_source_file",
+    }
+)
+
+
 def __getattr__(name: str) -> Any:
-    if name in _API:
+    if name in _TEST_SETS:
+        from bleustream import utils
+
+        value = getattr(utils, name)
+    elif name == "DATASETS":
+        from bleustream.dataset import registry
+
+        value = registry()[0].DATASETS
+    elif name in _API:
         from bleustream import api
 
         value = getattr(api, name)

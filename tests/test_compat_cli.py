@@ -8,6 +8,7 @@ compares what they print; no expected value is computed by bleustream.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -478,3 +479,61 @@ def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:
     assert masked(ours.stdout) == masked(theirs.stdout)
     again = bleustream("ref", "-i", base, other, other, *args, cwd=data)
     assert again.returncode == 2
+
+
+# --------------------------------------------------------------------------
+# SacreBLEU's test-set functions from Python: bleustream.utils, .dataset
+# --------------------------------------------------------------------------
+
+TEST_SET_SCRIPT = """
+import json, sys
+import {module} as sb
+from {module}.utils import get_available_testsets_for_langpair, get_langpairs_for_testset
+from {module}.dataset import DATASETS
+print(json.dumps({{
+    "refs": sb.get_reference_files("wmt17", "en-de"),
+    "source": sb.get_source_file("wmt17", "en-de"),
+    "sets": sb.get_available_testsets(),
+    "for_pair": get_available_testsets_for_langpair("en-de"),
+    "pairs": get_langpairs_for_testset("wmt17"),
+    "datasets": sorted(DATASETS),
+}}))
+"""
+
+
+def test_the_test_set_functions_are_sacrebleus_on_its_cache(cache: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "SACREBLEU": str(cache)}
+    answers = []
+    for module in ("sacrebleu", "bleustream"):
+        done = subprocess.run(
+            [sys.executable, "-c", TEST_SET_SCRIPT.format(module=module)],
+            capture_output=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        answers.append(done.stdout)
+    assert answers[0] == answers[1]
+    ours = json.loads(answers[1])
+    assert ours["refs"] == [str(cache / "wmt17" / "wmt17.en-de.ref")]
+    assert "wmt17" in ours["for_pair"] and "en-de" in ours["pairs"]
+
+
+def test_without_the_extra_the_test_set_functions_name_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    (blocker / "sacrebleu").mkdir(parents=True)
+    (blocker / "sacrebleu" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    script = (
+        "import bleustream\n"
+        "try:\n"
+        "    bleustream.get_available_testsets()\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), *sys.path])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert "bleustream[testsets]" in done.stdout.decode()

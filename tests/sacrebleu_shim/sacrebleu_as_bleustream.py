@@ -6,8 +6,10 @@ and ``sacrebleu.dataset`` in ``sys.modules``, made of bleustream's public
 names, so ``import sacrebleu`` and ``from sacrebleu.metrics import BLEU`` in
 SacreBLEU's tests get bleustream. Each has an empty ``__path__``: a
 submodule not made here is not found, even with the real SacreBLEU
-installed. ``utils`` and ``dataset`` hold SacreBLEU's test-set functions,
-which bleustream does not have (it never downloads): they raise.
+installed. ``utils`` and ``dataset`` are ``bleustream.utils`` and
+``bleustream.dataset``, which call SacreBLEU's own registry (the testsets
+extra): it is imported here first, before the names are taken over, and
+``bleustream.dataset`` keeps it.
 
 At the end, a line ``REAL SACREBLEU IMPORTED: ...`` on stdout names any
 module of the real package that was imported after all.
@@ -20,7 +22,9 @@ import types
 from typing import Any
 
 import bleustream
+import bleustream.dataset
 import bleustream.metrics
+import bleustream.utils
 
 FUNCTIONS = (
     "corpus_bleu",
@@ -50,24 +54,10 @@ def _module(name: str, **attrs: Any) -> types.ModuleType:
     return module
 
 
-def _no_test_sets(name: str) -> Any:
-    def missing(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{name}: bleustream has no built-in test sets")
-
-    return missing
-
-
-class NoTestSets(dict):
-    """SacreBLEU's ``DATASETS`` registry, which bleustream does not have:
-    reading it raises (an empty one would let tests pass that check nothing)."""
-
-    def _missing(self, *args: Any) -> Any:
-        raise NotImplementedError("DATASETS: bleustream has no built-in test sets")
-
-    keys = values = items = __iter__ = __getitem__ = __len__ = _missing
-
-
 def install() -> types.ModuleType:
+    # SacreBLEU's registry, which bleustream's test-set functions call: the
+    # real package's, imported before "sacrebleu" becomes bleustream.
+    bleustream.dataset.registry()
     for name in [n for n in sys.modules if n == "sacrebleu" or n.startswith("sacrebleu.")]:
         del sys.modules[name]
     functions = {name: getattr(bleustream, name) for name in FUNCTIONS}
@@ -78,9 +68,9 @@ def install() -> types.ModuleType:
         METRICS={"BLEU": bleustream.BLEU, "CHRF": bleustream.CHRF, "TER": bleustream.TER},
     )
     compat = _module("sacrebleu.compat", **functions)
-    test_sets = {name: _no_test_sets(name) for name in TEST_SET_FUNCTIONS}
+    test_sets = {name: getattr(bleustream.utils, name) for name in TEST_SET_FUNCTIONS}
     utils = _module("sacrebleu.utils", **test_sets)
-    dataset = _module("sacrebleu.dataset", DATASETS=NoTestSets())
+    dataset = _module("sacrebleu.dataset", DATASETS=bleustream.dataset.DATASETS)
     return _module(
         "sacrebleu",
         __version__=bleustream.__version__,

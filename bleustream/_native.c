@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
 /* ------------------------------------------------------------------ */
@@ -491,8 +492,10 @@ is_zh(Py_UCS4 c)
 }
 
 enum { C_OTHER = 0, C_DIGIT = 1, C_PUNCT = 2, C_DASH = 3 };
+#define C_SPACE 8 /* a flag beside the class: str.isspace() */
 
-/* per ASCII character: its class (bits 0-1), in the rule-1 class (bit 2) */
+/* per ASCII character: its class (bits 0-1), in the rule-1 class (bit 2),
+ * whitespace (bit 3) */
 static unsigned char ascii_tab[128];
 static int ascii_tab_done = 0;
 
@@ -505,7 +508,8 @@ init_ascii_tab(void)
     if (ascii_tab_done)
         return;
     for (c = 0; c < 128; c++)
-        ascii_tab[c] = (unsigned char)(cls_of(c) | (is_rule1(c) ? 4 : 0));
+        ascii_tab[c] = (unsigned char)(cls_of(c) | (is_rule1(c) ? 4 : 0) |
+                                       (Py_UNICODE_ISSPACE(c) ? C_SPACE : 0));
     ascii_tab_done = 1;
 }
 
@@ -527,45 +531,45 @@ cls_of(Py_UCS4 c)
  * before character i (g[n]: after the last).  More than one space in a run
  * changes nothing any rule tests, so a run acts as one space element.
  *
- * One of rules 2-4, left to right, each match consuming both of its
- * elements, as re.sub does: `prev` is the element a match may start at
- * (-1: none, the last one was consumed), its class in prev_cls.  New spaces
- * go to ng (the pass reads g).
+ * Rules 2-4 as re.sub applies them, left to right, each match consuming
+ * both of its elements:
  *   rule 2: ([^0-9])([\.,]) -> \1 \2     rule 3: ([\.,])([^0-9]) ->  \1 \2
  *   rule 4: ([0-9])(-) -> \1 \2
+ * Every match holds a [.,] (rules 2, 3) or a '-' (rule 4), so a pass only
+ * visits those characters (`at`, in order): whether one matches depends on
+ * its neighbouring elements and on whether the match at the character just
+ * before consumed it.  A match puts a space before and after the [.,] or
+ * '-' (for rule 3 the space after it stands before the next element).  A
+ * pass reads g and writes ng, which starts as a copy of g.
  */
-#define RULE_STEP(CLS, IDX)                                                                     \
-    do {                                                                                        \
-        int c_ = (CLS);                                                                         \
-        if (prev_cls >= 0 &&                                                                    \
-            (rule == 2   ? (prev_cls != C_DIGIT && c_ == C_PUNCT)                               \
-             : rule == 3 ? (prev_cls == C_PUNCT && c_ != C_DIGIT)                               \
-                         : (prev_cls == C_DIGIT && c_ == C_DASH))) {                            \
-            Py_ssize_t j_ = rule == 3 ? prev_idx : (IDX);                                       \
-            ng[j_] = 1;                                                                         \
-            ng[j_ + 1] = 1;                                                                     \
-            prev_cls = -1;                                                                      \
-        }                                                                                       \
-        else {                                                                                  \
-            prev_cls = c_;                                                                      \
-            prev_idx = (IDX);                                                                   \
-        }                                                                                       \
-    } while (0)
-
 static void
 rule_pass(int rule, const unsigned char *cl, const unsigned char *g, unsigned char *ng,
-          Py_ssize_t n)
+          Py_ssize_t n, const Py_ssize_t *at, Py_ssize_t nat)
 {
-    Py_ssize_t i, prev_idx = -1;
-    int prev_cls = -1;
-    for (i = 0; i < n; i++) {
-        if (g[i])
-            RULE_STEP(C_OTHER, -1); /* a space element: never the [.,] or '-' */
-        RULE_STEP(cl[i], i);
+    Py_ssize_t k, last = -2; /* the character the previous match was at */
+    for (k = 0; k < nat; k++) {
+        Py_ssize_t p = at[k];
+        int match;
+        if (rule == 2) {
+            /* the element before: a space (never consumed), or character
+             * p - 1, consumed if it is a [.,] that matched (at p - 1) */
+            match = g[p] || (p > 0 && (cl[p - 1] & 3) != C_DIGIT && last != p - 1);
+        }
+        else if (rule == 3) {
+            /* consumed: the second element of a match at p - 1 */
+            int consumed = !g[p] && last == p - 1;
+            match = !consumed && (g[p + 1] || (p + 1 < n && (cl[p + 1] & 3) != C_DIGIT));
+        }
+        else {
+            /* a digit is never consumed by rule 4 (its second element is '-') */
+            match = !g[p] && p > 0 && (cl[p - 1] & 3) == C_DIGIT;
+        }
+        if (match) {
+            ng[p] = 1;
+            ng[p + 1] = 1;
+            last = p;
+        }
     }
-    /* a trailing space element can only end a rule-3 match */
-    if (g[n])
-        RULE_STEP(C_OTHER, -1);
 }
 
 /*
@@ -577,16 +581,18 @@ static int
 mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
 {
     unsigned char *g = NULL, *ng, *cl;
-    Py_ssize_t i, start;
-    int any_punct, any_dash, any_digit, seen = 0, rc = -1;
+    Py_ssize_t i, start, *punct = NULL, *dash, npunct = 0, ndash = 0;
+    int any_digit = 0, rc = -1;
 
     init_ascii_tab();
 
     g = PyMem_Malloc(3 * (size_t)n + 3);
-    if (g == NULL) {
+    punct = PyMem_New(Py_ssize_t, 2 * (size_t)n + 2);
+    if (g == NULL || punct == NULL) {
         PyErr_NoMemory();
-        return -1;
+        goto done;
     }
+    dash = punct + n + 1;
     ng = g + (n + 1);
     cl = ng + (n + 1);
     memset(g, 0, (size_t)n + 1);
@@ -600,35 +606,37 @@ mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
                 g[i] = 1;
                 g[i + 1] = 1;
             }
+            if (k == C_PUNCT)
+                punct[npunct++] = i;
+            else if (k == C_DASH)
+                dash[ndash++] = i;
+            else if (k == C_DIGIT)
+                any_digit = 1;
+            cl[i] = (unsigned char)(a & (3 | C_SPACE));
         }
         else {
-            k = C_OTHER;
             if (zh && is_zh(c)) {
                 g[i] = 1;
                 g[i + 1] = 1;
             }
+            cl[i] = Py_UNICODE_ISSPACE(c) ? C_OTHER | C_SPACE : C_OTHER;
         }
-        cl[i] = (unsigned char)k;
-        seen |= 1 << k;
     }
-    any_digit = (seen >> C_DIGIT) & 1;
-    any_punct = (seen >> C_PUNCT) & 1;
-    any_dash = (seen >> C_DASH) & 1;
-    if (any_punct) {
+    if (npunct) {
         memcpy(ng, g, (size_t)n + 1);
-        rule_pass(2, cl, g, ng, n);
+        rule_pass(2, cl, g, ng, n, punct, npunct);
         memcpy(g, ng, (size_t)n + 1);
-        rule_pass(3, cl, g, ng, n);
+        rule_pass(3, cl, g, ng, n, punct, npunct);
         memcpy(g, ng, (size_t)n + 1);
     }
-    if (any_dash && any_digit) {
+    if (ndash && any_digit) {
         memcpy(ng, g, (size_t)n + 1);
-        rule_pass(4, cl, g, ng, n);
+        rule_pass(4, cl, g, ng, n, dash, ndash);
         memcpy(g, ng, (size_t)n + 1);
     }
     start = -1;
     for (i = 0; i < n; i++) {
-        if (Py_UNICODE_ISSPACE(b[i])) {
+        if (cl[i] & C_SPACE) {
             if (start >= 0 && spans_push(out, start, i - start) < 0)
                 goto done;
             start = -1;
@@ -647,6 +655,7 @@ mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
     rc = 0;
 done:
     PyMem_Free(g);
+    PyMem_Free(punct);
     return rc;
 }
 
@@ -692,14 +701,15 @@ tokenize_spans(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
         return -1;
     t = buf + 1;
     if (which == TOK_13A) {
-        int lt = 0, nl = 0, amp = 0;
-        Py_ssize_t i;
-        for (i = 0; i < n; i++) {
-            Py_UCS4 c = t[i];
-            lt |= c == '<';
-            nl |= c == '\n';
-            amp |= c == '&';
-        }
+        /* memchr-fast searches of the str (-2: an error) */
+        Py_ssize_t lt = PyUnicode_FindChar(line, '<', 0, n, 1);
+        Py_ssize_t nl = lt == -2 ? -2 : PyUnicode_FindChar(line, '\n', 0, n, 1);
+        Py_ssize_t amp = nl == -2 ? -2 : PyUnicode_FindChar(line, '&', 0, n, 1);
+        if (amp == -2)
+            goto fail;
+        lt = lt >= 0;
+        nl = nl >= 0;
+        amp = amp >= 0;
         if (lt)
             n = replace_inplace(t, n, "<skipped>", 9, -1);
         if (nl && has_char(t, n, '\n')) {
@@ -1150,6 +1160,257 @@ py_hyp_row_zh(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject 
 }
 
 /* ------------------------------------------------------------------ */
+/* BLEU: the summed rows of a batch of raw lines                       */
+/* ------------------------------------------------------------------ */
+
+/* One line, right-stripped (str.rstrip()) and tokenized, as token views
+ * into the buffer `*bufp` (the caller frees it and `spans`). */
+static int
+line_views(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
+{
+    Py_ssize_t n;
+    if (check_str(line, "a line") < 0)
+        return -1;
+    n = PyUnicode_GET_LENGTH(line);
+    {
+        int kind = PyUnicode_KIND(line);
+        const void *data = PyUnicode_DATA(line);
+        while (n > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, n - 1)))
+            n--;
+    }
+    if (n < PyUnicode_GET_LENGTH(line)) {
+        PyObject *cut = PyUnicode_Substring(line, 0, n);
+        int rc;
+        if (cut == NULL)
+            return -1;
+        rc = tokenize_spans(cut, which, bufp, spans);
+        Py_DECREF(cut);
+        return rc;
+    }
+    return tokenize_spans(line, which, bufp, spans);
+}
+
+/*
+ * sum over segments i of hyp_row(tokenize(hyps[i].rstrip()),
+ * reference_ngrams([tokenize(r.rstrip()) for r in refs[i]]), max_order),
+ * added into `sums` (2 + 2 N Py_ssize_t).
+ */
+static int
+bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_ssize_t *sums)
+{
+    PyObject *rf = NULL;
+    Py_UCS4 *hbuf = NULL, **rbufs = NULL;
+    SpanVec hs = {NULL, 0, 0}, *rs = NULL;
+    Py_ssize_t nrefs = 0, k, j, total = 0, pos = 0, ref_len = 0, bestd = 0, maxr = 0;
+    Py_ssize_t *offs = NULL, *rlens = NULL, *matches = NULL;
+    int32_t *hyp_ids = NULL, *flat = NULL;
+    Vocab voc;
+    int have_voc = 0, rc = -1;
+
+    rf = PySequence_Fast(seg_refs, "a segment's references must be a sequence of str");
+    if (rf == NULL)
+        return -1;
+    nrefs = PySequence_Fast_GET_SIZE(rf);
+    if (nrefs < 1) {
+        PyErr_SetString(PyExc_ValueError, "a segment needs at least one reference");
+        goto done;
+    }
+    rbufs = PyMem_Calloc((size_t)nrefs, sizeof(Py_UCS4 *));
+    rs = PyMem_Calloc((size_t)nrefs, sizeof(SpanVec));
+    offs = PyMem_New(Py_ssize_t, (size_t)nrefs);
+    rlens = PyMem_New(Py_ssize_t, (size_t)nrefs);
+    matches = PyMem_Calloc((size_t)N + 1, sizeof(Py_ssize_t));
+    if (!rbufs || !rs || !offs || !rlens || !matches) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < nrefs; k++) {
+        if (line_views(PySequence_Fast_GET_ITEM(rf, k), which, &rbufs[k], &rs[k]) < 0)
+            goto done;
+        rlens[k] = rs[k].n;
+        offs[k] = total;
+        total += rs[k].n;
+        if (rs[k].n > maxr)
+            maxr = rs[k].n;
+    }
+    if (line_views(hyp, which, &hbuf, &hs) < 0)
+        goto done;
+    /* min(lens, key=lambda r: (abs(hyp_len - r), r)) */
+    for (k = 0; k < nrefs; k++) {
+        Py_ssize_t v = rlens[k], d = hs.n > v ? hs.n - v : v - hs.n;
+        if (k == 0 || d < bestd || (d == bestd && v < ref_len)) {
+            ref_len = v;
+            bestd = d;
+        }
+    }
+    if (N > 0 && hs.n > 0 && total > 0) {
+        TokView tv;
+        tv.kind = PyUnicode_4BYTE_KIND;
+        hyp_ids = PyMem_New(int32_t, (size_t)hs.n + 1);
+        flat = PyMem_New(int32_t, (size_t)total + 1);
+        if (!hyp_ids || !flat) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (vocab_init(&voc, total) < 0)
+            goto done;
+        have_voc = 1;
+        for (k = 0; k < nrefs; k++) {
+            for (j = 0; j < rs[k].n; j++) {
+                tv.data = rbufs[k] + rs[k].v[j].start;
+                tv.len = rs[k].v[j].len;
+                flat[pos++] = vocab_id(&voc, &tv, 1);
+            }
+        }
+        for (j = 0; j < hs.n; j++) {
+            tv.data = hbuf + hs.v[j].start;
+            tv.len = hs.v[j].len;
+            hyp_ids[j] = vocab_id(&voc, &tv, 0);
+        }
+        if (clipped_matches(hyp_ids, hs.n, flat, offs, rlens, nrefs, N, matches, voc.size) < 0)
+            goto done;
+    }
+    sums[0] += hs.n;
+    sums[1] += ref_len;
+    for (k = 0; k < N; k++) {
+        sums[2 + k] += matches[k];
+        sums[2 + N + k] += hs.n > k ? hs.n - k : 0;
+    }
+    rc = 0;
+done:
+    if (have_voc)
+        vocab_free(&voc);
+    if (rbufs != NULL)
+        for (k = 0; k < nrefs; k++)
+            PyMem_Free(rbufs[k]);
+    if (rs != NULL)
+        for (k = 0; k < nrefs; k++)
+            PyMem_Free(rs[k].v);
+    PyMem_Free(rbufs);
+    PyMem_Free(rs);
+    PyMem_Free(hbuf);
+    PyMem_Free(hs.v);
+    PyMem_Free(offs);
+    PyMem_Free(rlens);
+    PyMem_Free(matches);
+    PyMem_Free(hyp_ids);
+    PyMem_Free(flat);
+    Py_DECREF(rf);
+    return rc;
+}
+
+static PyObject *
+sums_tuple(const Py_ssize_t *sums, Py_ssize_t size)
+{
+    Py_ssize_t k;
+    PyObject *res = PyTuple_New(size);
+    if (res == NULL)
+        return NULL;
+    for (k = 0; k < size; k++) {
+        PyObject *v = PyLong_FromSsize_t(sums[k]);
+        if (v == NULL) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(res, k, v);
+    }
+    return res;
+}
+
+/* The summed row of a batch (`rows` 0), or the list of its rows. */
+static PyObject *
+bleu_lines_tok(const char *fname, int which, int rows, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
+{
+    static const char *const names[] = {"hyps", "refs", "max_order"};
+    PyObject *a[3], *hf = NULL, *rf = NULL, *res = NULL, *list = NULL;
+    Py_ssize_t max_order, N, i, n;
+    Py_ssize_t *sums = NULL;
+    if (parse_args(fname, args, nargs, kwnames, names, 3, a) < 0)
+        return NULL;
+    max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
+    if (max_order == -1 && PyErr_Occurred())
+        return NULL;
+    N = max_order > 0 ? max_order : 0;
+    if (N > 1024) {
+        PyErr_SetString(PyExc_ValueError, "max_order is too large");
+        return NULL;
+    }
+    hf = PySequence_Fast(a[0], "hyps must be a sequence of str");
+    if (hf == NULL)
+        return NULL;
+    rf = PySequence_Fast(a[1], "refs must be a sequence of sequences of str");
+    if (rf == NULL)
+        goto done;
+    n = PySequence_Fast_GET_SIZE(hf);
+    if (PySequence_Fast_GET_SIZE(rf) != n) {
+        PyErr_SetString(PyExc_ValueError, "hyps and refs must have the same length");
+        goto done;
+    }
+    sums = PyMem_Calloc((size_t)(2 + 2 * N), sizeof(Py_ssize_t));
+    if (sums == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (rows && (list = PyList_New(n)) == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        if (rows)
+            memset(sums, 0, (size_t)(2 + 2 * N) * sizeof(Py_ssize_t));
+        if (bleu_add_segment(PySequence_Fast_GET_ITEM(hf, i), PySequence_Fast_GET_ITEM(rf, i),
+                             which, N, sums) < 0)
+            goto done;
+        if (rows) {
+            PyObject *row = sums_tuple(sums, 2 + 2 * N);
+            if (row == NULL)
+                goto done;
+            PyList_SET_ITEM(list, i, row);
+        }
+    }
+    if (rows) {
+        res = list;
+        list = NULL;
+    }
+    else {
+        res = sums_tuple(sums, 2 + 2 * N);
+    }
+done:
+    Py_XDECREF(list);
+    PyMem_Free(sums);
+    Py_XDECREF(rf);
+    Py_DECREF(hf);
+    return res;
+}
+
+static PyObject *
+py_bleu_sum_13a(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return bleu_lines_tok("bleu_sum_13a", TOK_13A, 0, args, nargs, kwnames);
+}
+
+static PyObject *
+py_bleu_sum_zh(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return bleu_lines_tok("bleu_sum_zh", TOK_ZH, 0, args, nargs, kwnames);
+}
+
+static PyObject *
+py_bleu_rows_13a(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return bleu_lines_tok("bleu_rows_13a", TOK_13A, 1, args, nargs, kwnames);
+}
+
+static PyObject *
+py_bleu_rows_zh(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    return bleu_lines_tok("bleu_rows_zh", TOK_ZH, 1, args, nargs, kwnames);
+}
+
+/* ------------------------------------------------------------------ */
 /* chrF                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -1434,6 +1695,19 @@ static PyMethodDef native_methods[] = {
      "hyp_row_13a(line, refs, max_order): hyp_row(tokenize_13a(line), refs, max_order)."},
     {"hyp_row_zh", (PyCFunction)(void (*)(void))py_hyp_row_zh, METH_FASTCALL | METH_KEYWORDS,
      "hyp_row_zh(line, refs, max_order): hyp_row(tokenize_zh(line), refs, max_order)."},
+    {"bleu_sum_13a", (PyCFunction)(void (*)(void))py_bleu_sum_13a, METH_FASTCALL | METH_KEYWORDS,
+     "bleu_sum_13a(hyps, refs, max_order) -> tuple[int, ...]: the sum of the BLEU rows of "
+     "raw lines, right-stripped and 13a-tokenized (bleu.sum_rows_of_lines)."},
+    {"bleu_sum_zh", (PyCFunction)(void (*)(void))py_bleu_sum_zh, METH_FASTCALL | METH_KEYWORDS,
+     "bleu_sum_zh(hyps, refs, max_order) -> tuple[int, ...]: bleu_sum_13a with the zh "
+     "tokenizer."},
+    {"bleu_rows_13a", (PyCFunction)(void (*)(void))py_bleu_rows_13a,
+     METH_FASTCALL | METH_KEYWORDS,
+     "bleu_rows_13a(hyps, refs, max_order) -> list[tuple[int, ...]]: each segment's row of "
+     "bleu_sum_13a (bleu.count_lines)."},
+    {"bleu_rows_zh", (PyCFunction)(void (*)(void))py_bleu_rows_zh, METH_FASTCALL | METH_KEYWORDS,
+     "bleu_rows_zh(hyps, refs, max_order) -> list[tuple[int, ...]]: bleu_rows_13a with the zh "
+     "tokenizer."},
     {"chrf_ref_rows", (PyCFunction)(void (*)(void))py_chrf_ref_rows,
      METH_FASTCALL | METH_KEYWORDS,
      "chrf_ref_rows(hyp, refs, char_order, word_order, whitespace) -> tuple of rows, one per "

@@ -19,6 +19,28 @@ def hyp_row_13a(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
 def hyp_row_zh(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
     """hyp_row(tokenize_zh(line), refs, max_order)"""
 
+def bleu_sum_13a(
+    hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
+) -> tuple[int, ...]:
+    """bleustream.metrics.bleu.sum_lines_reference: the sum over segments i
+    of count(hyps[i], prepare_refs(refs[i])), tokenizer 13a, not lowercased"""
+
+def bleu_sum_zh(
+    hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
+) -> tuple[int, ...]:
+    """bleu_sum_13a with the zh tokenizer"""
+
+def bleu_rows_13a(
+    hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
+) -> list[tuple[int, ...]]:
+    """bleustream.metrics.bleu.count_lines_reference: each segment's row of
+    bleu_sum_13a"""
+
+def bleu_rows_zh(
+    hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
+) -> list[tuple[int, ...]]:
+    """bleu_rows_13a with the zh tokenizer"""
+
 def chrf_ref_rows(
     hyp: str, refs: Sequence[str], char_order: int, word_order: int, whitespace: bool
 ) -> tuple[tuple[int, ...], ...]:

@@ -293,18 +293,12 @@ def sentence_scores(
     nrefs = len(streams)
     if not streams and hypotheses:
         the_scoring.prepare(())  # no references: the error sentence_bleu raises
-    the_spec = the_scoring.spec
-    batch = getattr(the_spec.metric, "count_batch", None)
     # A batch makes many objects at once, none in a cycle: the collector's
     # passes over them would cost a third of the time, for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        refs = list(map(the_scoring.prepare, zip(*streams))) if streams else []
-        if batch is not None:
-            rows = batch(the_spec.settings)(hypotheses, refs)
-        else:
-            rows = list(map(the_scoring.count, hypotheses, refs))
+        rows = the_scoring.rows(hypotheses, list(zip(*streams))) if streams else []
         result = the_scoring.result
         return [result(row, nrefs) for row in rows]
     finally:

@@ -30,6 +30,7 @@ from bleustream.errors import (
     EXIT_OK,
     EXIT_SIGINT,
     EXIT_SIGTERM,
+    BleustreamError,
     InputError,
     Interrupted,
     UsageError,
@@ -41,11 +42,13 @@ from bleustream.inputs.items import (
     input_name,
     items_of_segments,
     peek_stdin_systems,
+    sum_items,
     text_items,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
+from bleustream.metrics.counting import BATCH_SEGMENTS, Counter
 from bleustream.metrics.registry import Spec, is_corpus_wide
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
@@ -340,6 +343,15 @@ def run(
                 pairs = counter.scored(items)
             else:  # the workers read the files: an item here is a block
                 pairs = summed_blocks(counter, blocks, policy)
+        elif scorer.counter.sums_lines and not (
+            # Progress follows each segment of a stream as it arrives.
+            options.sentence_level
+            or every
+            or store is not None
+            or progress is not None
+            or reading_stats
+        ):
+            pairs = _summed_batches(scorer.counter, items, options.reading, tokenized)
         else:
             pairs = zip(items, repeat(None))
         for item, counted in pairs:
@@ -566,6 +578,39 @@ def _restore_signals(masked: Any) -> int | None:
     except Interrupted as exc:
         return exc.signum
     return None
+
+
+def _summed_batches(
+    counter: Counter,
+    items: Iterator[Item],
+    reading: ReadOptions,
+    tokenized: list[int] | None,
+) -> Iterator[tuple[Item, Summed]]:
+    """One process's items summed a batch at a time (``BATCH_SEGMENTS``),
+    where only sums are needed and a metric sums lines in one call: pairs of
+    a batch's last item and its ``Summed``, as ``-j`` workers return them.
+
+    A signal while reading sums the segments read so far before it ends
+    the run, so that the partial score covers them; so does a reading
+    error, so that a segment before it whose text cannot be scored is the
+    error reported, as when each segment is counted as it is read.
+    """
+    batch: list[Item] = []
+    try:
+        for item in items:
+            batch.append(item)
+            if tokenized is not None and item.hyps[0].endswith(" ."):
+                tokenized[0] += 1
+            if len(batch) == BATCH_SEGMENTS:
+                summed = sum_items(counter, batch, reading)
+                batch = []
+                yield item, summed
+    except (Interrupted, BleustreamError):
+        if batch:
+            yield batch[-1], sum_items(counter, batch, reading)
+        raise
+    if batch:
+        yield batch[-1], sum_items(counter, batch, reading)
 
 
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:

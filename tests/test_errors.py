@@ -369,6 +369,35 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
         assert "[PARTIAL: input interrupted after 3 segments]" in final
 
 
+@pytest.mark.parametrize("metrics", [["bleu"], ["bleu", "chrf"], ["chrf"]])
+def test_signal_covers_the_segments_read_of_a_final_only_run(metrics: list[str]) -> None:
+    """Without running records, the compiled kernels sum segments a batch at
+    a time: a signal mid-batch still counts every segment read."""
+    proc = subprocess.Popen(
+        [*COMMAND, "-m", *metrics, "-f", "jsonl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    try:
+        for i in range(3):
+            proc.stdin.write(f"the cat sat {i}\tthe cat sat {i}\n".encode())
+        proc.stdin.flush()
+        time.sleep(1.5)  # the lines are read; the run waits for more
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert err == b"bleustream: interrupted; the score covers the 3 segments read so far\n"
+    records = json_records(out)
+    assert [r["segments"] for r in records] == [3] * len(metrics)
+    assert all(r["partial"] is True for r in records)
+    assert round(records[0]["score"], 9) == 100.0
+
+
 def assert_sigint_reports_nothing_read(args: list[str], stdin: int, wait: float) -> None:
     """SIGINT ``wait`` seconds after start: a partial record of 0 segments, status 130."""
     proc = subprocess.Popen(

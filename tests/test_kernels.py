@@ -325,15 +325,67 @@ def test_chrf_rows_are_the_pure_rows_of_each_reference() -> None:
         assert rows[0] == count(hyp, prepare([ref]))
 
 
+def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
+    """(the pure sum of a batch's rows, the compiled ``sum_lines``), each
+    checked to sum the rows that it and ``count_lines`` give."""
+    with _kernels(bleu, None):
+        pure_sum = bleu.sum_lines_reference(the_settings)
+        pure_rows = bleu.count_lines_reference(the_settings)
+        # the pure path counts one by one
+        assert bleu.sum_lines(the_settings) is bleu.count_lines(the_settings) is None
+    with _kernels(bleu, N):
+        compiled_sum = bleu.sum_lines(the_settings)
+        compiled_rows = bleu.count_lines(the_settings)
+    if compiled_sum is None:
+        return pure_sum, None
+    assert compiled_rows is not None
+
+    def pure(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Any:
+        rows = pure_rows(hyps, refs)
+        assert compiled_rows(hyps, refs) == rows
+        total = pure_sum(hyps, refs)
+        assert total == tuple(map(sum, zip(*rows))) or not rows
+        return total
+
+    return pure, compiled_sum
+
+
 @needs_native
-def test_batch_rows_are_the_rows_one_by_one() -> None:
-    for the_settings in BLEU_SETTINGS:
-        with _kernels(bleu, N):
-            prepare, count = bleu.prepare_refs(the_settings), bleu.count(the_settings)
-            batch = bleu.count_batch(the_settings)
-        refs = [prepare([r]) for r in ADVERSARIAL[1::5]]
-        hyps = ADVERSARIAL[::5][: len(refs)]
-        assert batch(hyps, refs) == list(map(count, hyps, refs))
+@pytest.mark.parametrize("the_settings", BLEU_SETTINGS, ids=repr)
+def test_a_batch_sums_as_the_pure_rows(the_settings: bleu.Settings) -> None:
+    pure, compiled = _sums(the_settings)
+    if the_settings.tokenize not in ("13a", "zh"):
+        assert compiled is None  # the kernels do not tokenize it: rows one by one
+        return
+    rng = random.Random(5)
+    for size in (1, 2, 7, 60):
+        hyps = rng.sample(ADVERSARIAL, size)
+        refs = [rng.sample(ADVERSARIAL, rng.randint(1, 3)) for _ in hyps]
+        # Trailing whitespace is stripped as prepare_refs and count strip it.
+        hyps = [h + rng.choice(["", " ", "\t \u3000"]) for h in hyps]
+        got = compiled(hyps, refs)
+        _rows(got)
+        assert got == pure(hyps, refs), size
+    assert compiled([], []) == (0,) * bleu.row_size(the_settings)
+
+
+@needs_native
+def test_a_batch_refuses_what_it_cannot_sum() -> None:
+    assert N is not None
+    for call in (
+        lambda: N.bleu_sum_13a(["a"], [[]], 4),
+        lambda: N.bleu_sum_13a(["a", "b"], [["a"]], 4),
+    ):
+        with pytest.raises(ValueError):
+            call()
+    for call in (
+        lambda: N.bleu_sum_13a(["a"], [[b"a"]], 4),
+        lambda: N.bleu_sum_13a([1], [["a"]], 4),
+        lambda: N.bleu_sum_zh("ab", 3, 4),
+        lambda: N.bleu_sum_13a(["a"], [["a"]]),
+    ):
+        with pytest.raises(TypeError):
+            call()
 
 
 # -- the real data ----------------------------------------------------------
@@ -370,6 +422,11 @@ def test_real_data(real_set: RealSet) -> None:
                 got = compiled_count(system[2 * i], compiled_refs)
                 assert got == pure_count(system[2 * i], pure_refs), (real_set.name, 2 * i)
                 compared += 1
+    for the_settings in (BLEU_SETTINGS[0], BLEU_SETTINGS[1], BLEU_SETTINGS[2]):
+        pure_sum, compiled_sum = _sums(the_settings)
+        for system in systems:
+            assert compiled_sum(system[:lines], segments) == pure_sum(system[:lines], segments)
+            compared += lines
     for line in (text for system in systems for text in system[:lines]):
         assert N.tokenize_13a(line) == registry.tokenize_13a(line)
         assert N.tokenize_zh(line) == registry.tokenize_zh(line)
@@ -412,6 +469,22 @@ def test_bleu_rows_on_any_text(hyp: str, refs: list[str], max_order: int) -> Non
     want = ngrams.hyp_row(tokens, prepared, max_order)
     assert N.hyp_row(tokens, prepared, max_order) == want
     assert N.hyp_row_13a(hyp, prepared, max_order) == want
+
+
+@needs_native
+@EXAMPLES
+@given(
+    st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), max_size=5),
+    st.integers(1, 6),
+    st.booleans(),
+)
+def test_batch_sums_on_any_text(
+    segments: list[tuple[str, list[str]]], max_order: int, zh: bool
+) -> None:
+    the_settings = bleu.Settings(max_order=max_order, tokenize="zh" if zh else "13a")
+    pure, compiled = _sums(the_settings)
+    hyps, refs = [h for h, _ in segments], [r for _, r in segments]
+    assert compiled(hyps, refs) == pure(hyps, refs)
 
 
 @needs_native

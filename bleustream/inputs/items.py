@@ -27,7 +27,7 @@ from bleustream.inputs.lines import (
 )
 from bleustream.inputs.logs import LOG_FORMATS, log_segments
 from bleustream.inputs.options import ReadOptions
-from bleustream.metrics.counting import Counter, Rows
+from bleustream.metrics.counting import Counter, Rows, Summed
 
 
 class Item(NamedTuple):
@@ -278,6 +278,17 @@ def input_name(options: ReadOptions) -> str:
     if options.input_format == "stats":
         return ", ".join(STDIN_NAME if path == "-" else path for path in stats_paths(options))
     return STDIN_NAME if options.input == "-" else options.input
+
+
+def sum_items(counter: Counter, batch: Sequence[Item], options: ReadOptions) -> Summed:
+    """The ``Summed`` of a batch of text items (``Counter.summed``); a problem
+    in one's text is located at its line, as ``count_item`` locates it."""
+    try:
+        return counter.summed([item.hyps for item in batch], [item.refs for item in batch])
+    except InputError:
+        for item in batch:
+            count_item(counter, item, options)  # raises at the first bad one
+        raise
 
 
 def count_item(counter: Counter, item: Item, options: ReadOptions) -> Rows:

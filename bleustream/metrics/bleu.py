@@ -24,6 +24,7 @@ from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, referen
 from bleustream.metrics.protocol import (
     Option,
     Row,
+    add_rows,
     is_number,
     is_whole,
     totals_problem,
@@ -427,27 +428,65 @@ def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     return row
 
 
-def count_batch(settings: Settings) -> Callable[[Sequence[str], Sequence[RefNgrams]], list[Row]]:
-    """Many hypotheses against their prepared references, to their rows:
-    ``count`` over a batch, with the loop in C where the kernels are."""
-    if _native is not None:
-        fused = _fused_row(settings.tokenize)
-        if fused is not None:
-            max_order = settings.max_order
-            if settings.lowercase:
+Lines = Callable[[Sequence[str], Sequence[Sequence[str]]], Any]
 
-                def rows(hyps: Sequence[str], refs: Sequence[RefNgrams]) -> list[Row]:
-                    lines = map(str.rstrip, map(str.lower, hyps))
-                    return list(map(fused, lines, refs, repeat(max_order)))
 
-                return rows
+def _lines(settings: Settings, kernels: dict[str, Any]) -> Lines | None:
+    kernel = kernels.get(settings.tokenize)
+    if kernel is None:
+        return None
+    max_order = settings.max_order
+    if settings.lowercase:
 
-            def rows_as_is(hyps: Sequence[str], refs: Sequence[RefNgrams]) -> list[Row]:
-                return list(map(fused, map(str.rstrip, hyps), refs, repeat(max_order)))
+        def lowered(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Any:
+            return kernel(
+                [hyp.lower() for hyp in hyps],
+                [[ref.lower() for ref in texts] for texts in refs],
+                max_order,
+            )
 
-            return rows_as_is
-    one = count(settings)
-    return lambda hyps, refs: list(map(one, hyps, refs))
+        return lowered
+    return lambda hyps, refs: kernel(hyps, refs, max_order)
+
+
+def count_lines(settings: Settings) -> Lines | None:
+    """The rows of a batch of segments, from their lines (``hyps[i]`` and
+    its references ``refs[i]``): one C call that tokenizes and counts them
+    all (``bleu_rows_13a``/``bleu_rows_zh``), where the kernels have the
+    tokenizer; None elsewhere and on the pure path.  Row ``i`` is
+    ``count(settings)(hyps[i], prepare_refs(settings)(refs[i]))``."""
+    if _native is None:
+        return None
+    return _lines(settings, {"13a": _native.bleu_rows_13a, "zh": _native.bleu_rows_zh})
+
+
+def sum_lines(settings: Settings) -> Lines | None:
+    """The summed row of a batch of segments, from their lines: the sum of
+    ``count_lines``' rows, made in C (``bleu_sum_13a``/``bleu_sum_zh``);
+    None where ``count_lines`` is."""
+    if _native is None:
+        return None
+    return _lines(settings, {"13a": _native.bleu_sum_13a, "zh": _native.bleu_sum_zh})
+
+
+def count_lines_reference(settings: Settings) -> Lines:
+    """What ``count_lines`` computes, in pure Python."""
+    prepare, one = prepare_refs(settings), count(settings)
+    return lambda hyps, refs: [one(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
+
+
+def sum_lines_reference(settings: Settings) -> Lines:
+    """What ``sum_lines`` computes, in pure Python: the sum of each
+    segment's row (``count`` against ``prepare_refs``)."""
+    rows = count_lines_reference(settings)
+
+    def summed(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Row:
+        total = (0,) * row_size(settings)
+        for row in rows(hyps, refs):
+            total = add_rows(total, row)
+        return total
+
+    return summed
 
 
 # The compiled kernels (bleustream.kernels), chosen when each closure is

@@ -63,6 +63,12 @@ class Counter:
         self.systems = systems
         self._prepare = [spec.metric.prepare_refs(spec.settings) for spec in self.specs]
         self._count = [spec.metric.count(spec.settings) for spec in self.specs]
+        # A metric may sum a batch of one system's lines in one call (BLEU's
+        # compiled kernels): ``sum_lines(settings)``, or None where it cannot.
+        self._sum_lines = [
+            getattr(spec.metric, "sum_lines", _no_sum_lines)(spec.settings) for spec in self.specs
+        ]
+        self.sums_lines = systems == 1 and any(f is not None for f in self._sum_lines)
 
     def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """One segment's rows, per system and then per metric, without adding them."""
@@ -89,6 +95,62 @@ class Counter:
             out.append(rows)
         return out
 
+    def summed(self, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) -> Summed:
+        """The ``Summed`` of a batch of segments (``hyps[i]``: segment ``i``'s
+        hypothesis per system, ``refs[i]`` its references; at least one).
+
+        With one system, each metric that can sums the batch from its lines
+        in one call; the others count it segment by segment, as ``count``."""
+        if not self.sums_lines:
+            return sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
+        column = [segment[0] for segment in hyps]
+        parts: list[tuple[str, Any]] = []
+        for sum_lines, prepare, count in zip(self._sum_lines, self._prepare, self._count):
+            if sum_lines is not None:
+                parts.append(("sum", sum_lines(column, refs)))
+                continue
+            rows = [count(hyp, prepare(texts)) for hyp, texts in zip(column, refs)]
+            parts.append(_part_of(rows))
+        return Summed([parts], len(hyps), len(refs[0]))
+
+
+# Segments summed in one call of ``Counter.summed``: enough to make the
+# Python work per call small beside the C work, few enough for flat memory.
+BATCH_SEGMENTS = 256
+
+
+def add_summed(a: Summed | None, b: Summed) -> Summed:
+    """Two batches' ``Summed`` as one (``a`` first; None: no batch yet)."""
+    if a is None:
+        return b
+    parts = [
+        [_add_parts(x, y) for x, y in zip(system_a, system_b)]
+        for system_a, system_b in zip(a.parts, b.parts)
+    ]
+    return Summed(parts, a.segments + b.segments, a.nrefs)
+
+
+def _add_parts(x: tuple[str, Any], y: tuple[str, Any]) -> tuple[str, Any]:
+    if x[0] == y[0] == "sum":
+        return ("sum", add_rows(x[1], y[1]))
+    # Rows with floats are kept in order, to be added one by one.
+    return ("rows", [*_as_rows(x), *_as_rows(y)])
+
+
+def _as_rows(part: tuple[str, Any]) -> list[Row]:
+    return [part[1]] if part[0] == "sum" else list(part[1])
+
+
+def _no_sum_lines(settings: Any) -> None:
+    return None
+
+
+def _part_of(column: list[Row]) -> tuple[str, Any]:
+    """One system's and metric's rows of a batch, as ``Summed.parts`` holds them."""
+    if any(isinstance(x, float) for row in column for x in row):
+        return ("rows", column)
+    return ("sum", tuple(map(sum, zip(*column))))
+
 
 class Summed(NamedTuple):
     """A batch's statistics added up in the worker, for a run that needs only sums.
@@ -111,10 +173,6 @@ def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
     for system in range(systems):
         per_metric: list[tuple[str, Any]] = []
         for index in range(len(rows[0][system])):
-            column = [segment[system][index] for segment in rows]
-            if any(isinstance(x, float) for row in column for x in row):
-                per_metric.append(("rows", column))
-            else:
-                per_metric.append(("sum", tuple(map(sum, zip(*column)))))
+            per_metric.append(_part_of([segment[system][index] for segment in rows]))
         parts.append(per_metric)
     return Summed(parts, len(rows), nrefs)

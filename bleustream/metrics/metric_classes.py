@@ -65,6 +65,8 @@ class Scoring:
     prepare: Callable[[Sequence[str]], Any]
     count: Callable[[str, Any], Row]
     signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
+    # The metric's ``count_lines`` (rows of raw lines in one call), or None.
+    lines: Callable[[Sequence[str], Sequence[Sequence[str]]], list[Row]] | None = None
 
     def signature(self, nrefs: int | str) -> str:
         text = self.signatures.get(nrefs)
@@ -119,14 +121,30 @@ class Scoring:
         return total, nrefs_of(counts, len(references))
 
     def sentence(self, hypothesis: str, references: Sequence[str]) -> Score:
-        return self.result(self.count(hypothesis, self.prepare(references)), len(references))
+        if self.lines is not None and references:
+            (row,) = self.lines((hypothesis,), (references,))
+        else:
+            row = self.count(hypothesis, self.prepare(references))
+        return self.result(row, len(references))
+
+    def rows(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[Row]:
+        """The row of each hypothesis against its references (``references[i]``)."""
+        if self.lines is not None and all(references):
+            return self.lines(hypotheses, references)
+        return list(map(self.count, hypotheses, map(self.prepare, references)))
 
 
 @lru_cache(maxsize=64)
 def scoring(name: str, settings: Any) -> Scoring:
     """The ``Scoring`` of a registered metric with settings (its ``Settings``)."""
     metric = METRICS[name]
-    return Scoring(Spec(metric, settings), metric.prepare_refs(settings), metric.count(settings))
+    lines = getattr(metric, "count_lines", None)
+    return Scoring(
+        Spec(metric, settings),
+        metric.prepare_refs(settings),
+        metric.count(settings),
+        lines=None if lines is None else lines(settings),
+    )
 
 
 class Metric:

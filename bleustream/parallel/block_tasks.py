@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from bleustream.errors import BleustreamError, InputError
 from bleustream.inputs.items import (
     Item,
-    count_item,
     input_name,
     items_of_segments,
     open_all,
     plain_segments,
+    sum_items,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, paste_segments
 from bleustream.inputs.logs import LOG_FORMATS
 from bleustream.inputs.options import ReadOptions
-from bleustream.metrics.counting import Rows, Summed, sum_rows
+from bleustream.metrics.counting import BATCH_SEGMENTS, Summed, add_summed
 from bleustream.parallel.blocks import Block, identity_of, line_blocks, open_span, same_files
 
 if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
@@ -119,16 +119,22 @@ def count_block(task: BlockTask) -> BlockDone:
     options = task.options
     scorer = worker_scorer()
     policy = _KeptBadLines(options.skip_bad_lines)
-    rows: list[Rows] = []
-    nrefs = 0
+    summed: Summed | None = None
+    batch: list[Item] = []
     error: BleustreamError | None = None
     try:
         for item in _block_items(task, policy):
-            nrefs = nrefs or len(item.refs)
-            rows.append(count_item(scorer, item, options))
+            batch.append(item)
+            if len(batch) == BATCH_SEGMENTS:
+                summed = add_summed(summed, sum_items(scorer, batch, options))
+                batch = []
     except BleustreamError as exc:
         error = exc
-    summed = sum_rows(rows, scorer.systems, nrefs) if rows else None
+    if batch:
+        try:
+            summed = add_summed(summed, sum_items(scorer, batch, options))
+        except BleustreamError as exc:
+            error = exc  # at an earlier line than a reading error
     return BlockDone(summed, policy.kept, error)
 
 

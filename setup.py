@@ -76,7 +76,8 @@ setup(
     ext_modules=[
         Extension(
             "bleustream._native",
-            ["bleustream/_native.c"],
+            ["bleustream/_native.c", "bleustream/_native_ter.c"],
+            depends=["bleustream/_native_ter.h"],
             extra_compile_args=_compile_args(),
             optional=False,
         )

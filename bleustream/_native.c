@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_native_ter.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -1714,6 +1715,8 @@ static PyMethodDef native_methods[] = {
      "reference: chrF's (hyp, ref, match) triplets, characters then words."},
     {"split_words", (PyCFunction)py_split_words, METH_O,
      "split_words(line) -> list[str]: chrf.split_words."},
+    {"ter_edits", (PyCFunction)(void (*)(void))bs_ter_edits, METH_FASTCALL,
+     "ter_edits(words_hyp, ref[, max_exact_cells]) -> int: tercom.translation_edit_rate."},
     {NULL, NULL, 0, NULL},
 };
 

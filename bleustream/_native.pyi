@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 from bleustream.metrics.ngrams import RefNgrams  # bleustream.ngrams before the reshape
+from bleustream.metrics.tercom import Reference
 
 def tokenize_13a(line: str) -> list[str]:
     """bleustream.tokenizers(.registry).tokenize_13a"""
@@ -52,3 +53,7 @@ def chrf_ref_rows(
 
 def split_words(line: str) -> list[str]:
     """bleustream.(metrics.)chrf.split_words"""
+
+def ter_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
+    """bleustream.(metrics.)tercom.translation_edit_rate (max_exact_cells: its
+    MAX_EXACT_CELLS, 1 << 24 unless given)"""

@@ -5,7 +5,10 @@
 Every iteration calls every C function (run it on an ASan/UBSan build:
 ``tools/asan.sh``); every ``FUZZ_COMPARE``-th (default 10th) also computes
 the pure result and compares it exactly, since the pure side is some 50
-times slower.  Exits non-zero on the first difference.
+times slower.  TER's ``ter_edits`` gets word lists of its own, mostly
+short, from a small vocabulary (so that blocks shift), one in four with
+the beam-limited DP alone (``max_exact_cells`` 0); those are compared too
+every ``FUZZ_COMPARE``-th iteration.  Exits non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import chrf, ngrams
+from bleustream.metrics import chrf, ngrams, tercom
 from bleustream.tokenizers import registry
 
 N = kernels.native
@@ -31,6 +34,9 @@ ATOMS = [
     *("the", "cat", "a", "b", "&amp;", "&quot;", "&lt;", "&gt;", "<skipped>", "-\n", "1.5", "..."),
     *("中", "文", "\ud800", "\udfff", "\U0001f600", "e\u0301", "Ä", "ß", "\u2001", "\uff0e"),
 ]
+
+# TER: a small vocabulary, so that words match and blocks shift
+TER_WORDS = ["a", "b", "c", "the", "cat", "\ud800", "\udfff", "\U0001f600", "e\u0301", ""]
 
 ChrfPair = tuple[Callable[[Sequence[str]], Any], Callable[[str, Any], Any]]
 
@@ -53,6 +59,15 @@ def fake_prepared(toks: list[list[str]], max_order: int) -> ngrams.RefNgrams:
         return ngrams.one_reference(toks[0])
     lens = tuple(map(len, toks))
     return ngrams.RefNgrams(lens, toks, ((None, {}),) * min(max_order, max(lens)))
+
+
+def pure_edits(hyp: list[str], ref: tercom.Reference, max_exact_cells: int) -> int:
+    """tercom.translation_edit_rate with its MAX_EXACT_CELLS set as given."""
+    saved, tercom.MAX_EXACT_CELLS = tercom.MAX_EXACT_CELLS, max_exact_cells
+    try:
+        return tercom.translation_edit_rate(hyp, ref)
+    finally:
+        tercom.MAX_EXACT_CELLS = saved
 
 
 def main(argv: list[str]) -> int:
@@ -88,6 +103,29 @@ def main(argv: list[str]) -> int:
         if r > 0.6:
             s = s + rng.choice(pool)
         return s
+
+    def ter_pair(h: str, r: str) -> tuple[list[str], list[str]]:
+        """Words of two texts, or a small-vocabulary reference and itself
+        with blocks moved and words changed: mostly short, now and then
+        long (up to 300 words), and either way round."""
+        if rng.random() < 0.3:
+            return h.split(), r.split()
+        vocab = TER_WORDS[: rng.randint(2, len(TER_WORDS))]
+        size = rng.randint(0, 30) if rng.random() < 0.99 else rng.randint(65, 300)
+        ref = [rng.choice(vocab) for _ in range(size)]
+        hyp = list(ref)
+        for _ in range(rng.randint(0, 4) if hyp else 0):
+            start = rng.randrange(len(hyp))
+            block = hyp[start : start + rng.randint(1, 12)]
+            del hyp[start : start + len(block)]
+            target = rng.randint(0, len(hyp))
+            hyp[target:target] = block
+        for _ in range(rng.randint(0, 3)):
+            if hyp and rng.random() < 0.5:
+                hyp[rng.randrange(len(hyp))] = rng.choice([*vocab, "x"])
+            else:
+                hyp.insert(rng.randint(0, len(hyp)), rng.choice([*vocab, "y"]))
+        return (hyp, ref) if rng.random() < 0.7 else (ref, hyp)
 
     chrf_settings = [
         chrf.Settings(),
@@ -127,6 +165,13 @@ def main(argv: list[str]) -> int:
         got_zh = N.hyp_row_zh(h, pz, max_order)
         (pure_prepare, pure_count), (c_prepare, c_count) = chrf_funcs[it % len(chrf_funcs)]
         got_chrf = c_count(h, c_prepare(refs))
+        ter_hyp, ter_ref_words = ter_pair(h, refs[0])
+        ter_ref = tercom.prepare_reference(ter_ref_words)
+        cells = 0 if it % 4 == 1 else tercom.MAX_EXACT_CELLS  # the beam DP alone, now and then
+        got_ter = N.ter_edits(ter_hyp, ter_ref, cells)
+        if compare or (it % 4 == 1 and it % every == 1):
+            want = pure_edits(ter_hyp, ter_ref, cells)
+            assert got_ter == want, (ter_hyp, ter_ref_words, cells)
         if compare:
             assert got == ngrams.hyp_row(ht, prep, max_order), (h, refs, max_order)
             assert got_zh == ngrams.hyp_row(hz, pz, max_order), (h, refs)
@@ -140,6 +185,13 @@ def main(argv: list[str]) -> int:
                     pass
                 else:
                     raise AssertionError(bad)
+            for ter_bad in ((["a", 3], ter_ref), (["a"], prep), (["a"], ter_ref, "0")):
+                try:
+                    N.ter_edits(*ter_bad)
+                except (TypeError, ValueError):
+                    pass
+                else:
+                    raise AssertionError(ter_bad)
         if it and it % 100_000 == 0:
             print(f"{it} iterations, {time.time() - t0:.0f}s", flush=True)
     print(

@@ -15,7 +15,7 @@ import sys
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import ngrams
+from bleustream.metrics import ngrams, tercom
 from bleustream.tokenizers import registry
 
 N = kernels.native
@@ -42,7 +42,12 @@ def main(argv: list[str]) -> int:
     several = ngrams.reference_ngrams([ref_tokens, hyp_tokens, ref_tokens], 4)
     refs3 = (ref, hyp, ref)
     bad = ngrams.RefNgrams((1,), ([1],), None)  # type: ignore[list-item]
+    ter_ref = tercom.prepare_reference(ref_tokens)
+    ter_long = tercom.prepare_reference(ref_tokens * 8)  # 144 words: 3 blocks of 64 bits
+    ter_hyp = [*hyp_tokens[3:], *hyp_tokens[:3]]
+    ter_bad = tercom.Reference({"Die": 0}, (1,))
     inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]
+    inputs += [ter_ref, ter_ref.vocab, ter_ref.ids, ter_long, ter_hyp, ter_bad]
 
     errors: list[Callable[[], Any]] = [
         lambda: N.hyp_row(["a", 1], one, 4),
@@ -51,6 +56,10 @@ def main(argv: list[str]) -> int:
         lambda: N.chrf_ref_rows(hyp, (ref, 3), 6, 2, False),
         lambda: N.hyp_row(hyp_tokens, one, 4, 5),
         lambda: N.hyp_row(hyp_tokens, one, max_order=4, refs=one),
+        lambda: N.ter_edits([*ter_hyp, 1], ter_ref),
+        lambda: N.ter_edits(ter_hyp, ter_bad),
+        lambda: N.ter_edits(ter_hyp, one),
+        lambda: N.ter_edits(ter_hyp, ter_ref, "x"),
     ]
 
     def error_paths() -> None:
@@ -67,6 +76,9 @@ def main(argv: list[str]) -> int:
         "hyp_row_13a": (lambda: N.hyp_row_13a(hyp, several, 4), 1),
         "hyp_row_zh": (lambda: N.hyp_row_zh(hyp, one, 4), 1),
         "chrf_ref_rows": (lambda: N.chrf_ref_rows(hyp, refs3, 6, 2, False), 1),
+        "ter_edits": (lambda: N.ter_edits(ter_hyp, ter_ref), 1),
+        "ter_edits, beam DP only": (lambda: N.ter_edits(ter_hyp, ter_ref, 0), 1),
+        "ter_edits, 144 words": (lambda: N.ter_edits(ter_hyp * 8, ter_long), 1),
         "error paths": (error_paths, len(errors)),
     }
     per_case = total // sum(weight for _, weight in cases.values())

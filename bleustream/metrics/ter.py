@@ -2,7 +2,8 @@
 
 A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
 SacreBLEU's row ``(edits, ref_len)``: the fewest edits (shifts plus the
-beam-limited edit distance of ``bleustream.metrics.tercom``) over the references,
+beam-limited edit distance of ``bleustream.metrics.tercom``, compiled when the
+kernels are) over the references,
 and the average reference length, a float (the sum of the reference
 lengths divided by their number).  Rows add as SacreBLEU sums them, so the
 corpus score, ``100 * edits / ref_len``, is bit-identical to SacreBLEU's.
@@ -31,7 +32,7 @@ from bleustream.metrics.protocol import (
     option_values,
 )
 from bleustream.metrics.scores import TERScore
-from bleustream.metrics.tercom import Reference, prepare_reference, translation_edit_rate
+from bleustream.metrics.tercom import Reference, count_edits, prepare_reference
 from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.tercom import tercom_tokenizer
 
@@ -200,7 +201,7 @@ def count(settings: Settings) -> Callable[[str, tuple[Reference, ...]], Row]:
 
     def hyp_row(hyp: str, refs: tuple[Reference, ...]) -> Row:
         words = preprocess(hyp)
-        best = min(translation_edit_rate(words, ref) for ref in refs)
+        best = min(count_edits(words, ref) for ref in refs)
         ref_lengths = sum(len(ref.ids) for ref in refs)
         return (best, ref_lengths / len(refs))
 

@@ -64,6 +64,12 @@ What is done differently, without changing any result:
   kept for its trace) only while ``n * m`` stays under
   ``MAX_EXACT_CELLS``, past which the banded DP does all the work, as in
   SacreBLEU.
+
+The compiled kernel ``bleustream._native.ter_edits`` (``_native_ter.c``)
+is this module's algorithm in C, decision for decision, and returns the
+same number for every input; ``count_edits`` is it when the kernels are
+loaded (``bleustream.kernels``), else ``translation_edit_rate``, which
+stays the readable reference.
 """
 
 from __future__ import annotations
@@ -72,7 +78,10 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
+
+from bleustream.kernels import native as _native
 
 # tercom's limits, as SacreBLEU sets them.
 MAX_SHIFT_SIZE = 10
@@ -117,29 +126,38 @@ class Reference:
     ``unknown`` (== the number of distinct words) stands for any word not in
     the reference.  ``peq[id]`` is the bit mask of the positions holding
     ``id`` (Myers' match vectors) and ``positions[id]`` those positions in
-    order; both have an empty entry for ``unknown``.
+    order; both have an empty entry for ``unknown``.  Both are made from
+    ``ids`` when the pure search first needs them (the compiled kernel
+    reads ``vocab`` and ``ids`` only).
     """
 
     vocab: dict[str, int]
     ids: tuple[int, ...]
-    peq: tuple[int, ...]
-    positions: tuple[tuple[int, ...], ...]
 
     @property
     def unknown(self) -> int:
         return len(self.vocab)
 
+    @cached_property
+    def peq(self) -> tuple[int, ...]:
+        peq = [0] * (len(self.vocab) + 1)
+        for pos, wid in enumerate(self.ids):
+            peq[wid] |= 1 << pos
+        return tuple(peq)
+
+    @cached_property
+    def positions(self) -> tuple[tuple[int, ...], ...]:
+        positions: list[list[int]] = [[] for _ in range(len(self.vocab) + 1)]
+        for pos, wid in enumerate(self.ids):
+            positions[wid].append(pos)
+        return tuple(map(tuple, positions))
+
 
 def prepare_reference(words: Sequence[str]) -> Reference:
-    """Interns a tokenized reference and builds its match vectors and position lists."""
-    vocab: dict[str, int] = {}
-    ids = tuple(vocab.setdefault(w, len(vocab)) for w in words)
-    peq = [0] * (len(vocab) + 1)
-    positions: list[list[int]] = [[] for _ in range(len(vocab) + 1)]
-    for pos, wid in enumerate(ids):
-        peq[wid] |= 1 << pos
-        positions[wid].append(pos)
-    return Reference(vocab, ids, tuple(peq), tuple(map(tuple, positions)))
+    """Interns a tokenized reference (its match vectors and position lists
+    follow on first use)."""
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    return Reference(vocab, tuple(map(vocab.__getitem__, words)))
 
 
 def perform_shift(words: list[int], start: int, length: int, target: int) -> list[int]:
@@ -591,3 +609,10 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
         if steps is not None:
             steps = pair.forward(words, steps, best_first)
     return shifts + distance
+
+
+# The compiled kernel (bleustream.kernels) counts the same edits as
+# translation_edit_rate above, chosen once, at import.
+count_edits: Callable[[Sequence[str], Reference], int] = (
+    translation_edit_rate if _native is None else _native.ter_edits
+)

@@ -135,6 +135,7 @@ def main(argv: list[str]) -> int:
     ]
     chrf_funcs = [chrf_closures(s) for s in chrf_settings]
     compared = 0
+    recent: list[tuple[str, list[str]]] = []
     t0 = time.time()
     for it in range(iterations):
         h = pool_text()
@@ -163,6 +164,30 @@ def main(argv: list[str]) -> int:
             else fake_prepared(ztoks, max_order)
         )
         got_zh = N.hyp_row_zh(h, pz, max_order)
+        # Lines in, rows or sums out: a batch of this segment and the last few.
+        batch = [(h, refs), *recent]
+        recent = batch[:3]
+        hyps_b, refs_b = [b[0] for b in batch], [b[1] for b in batch]
+        rows_b = N.bleu_rows_13a(hyps_b, refs_b, max_order)
+        sum_b = N.bleu_sum_13a(hyps_b, refs_b, max_order)
+        rows_bz = N.bleu_rows_zh(hyps_b, refs_b, max_order)
+        sum_bz = N.bleu_sum_zh(hyps_b, refs_b, max_order)
+        assert sum_b == tuple(map(sum, zip(*rows_b))), (hyps_b, refs_b, max_order)
+        assert sum_bz == tuple(map(sum, zip(*rows_bz))), (hyps_b, refs_b, max_order)
+        if compare:
+            for tokenize, rows in (
+                (registry.tokenize_13a, rows_b),
+                (registry.tokenize_zh, rows_bz),
+            ):
+                want_rows = [
+                    ngrams.hyp_row(
+                        tokenize(bh.rstrip()),
+                        ngrams.reference_ngrams([tokenize(r.rstrip()) for r in br], max_order),
+                        max_order,
+                    )
+                    for bh, br in batch
+                ]
+                assert rows == want_rows, (batch, max_order, tokenize.__name__)
         (pure_prepare, pure_count), (c_prepare, c_count) = chrf_funcs[it % len(chrf_funcs)]
         got_chrf = c_count(h, c_prepare(refs))
         ter_hyp, ter_ref_words = ter_pair(h, refs[0])
@@ -185,6 +210,14 @@ def main(argv: list[str]) -> int:
                     pass
                 else:
                     raise AssertionError(bad)
+            for lines_bad in ((["a"], [[]], 4), (["a", 3], [["a"], ["b"]], 4), ("a", [[1]], 4)):
+                for kernel in (N.bleu_sum_13a, N.bleu_rows_zh):
+                    try:
+                        kernel(*lines_bad)
+                    except (TypeError, ValueError):
+                        pass
+                    else:
+                        raise AssertionError(lines_bad)
             for ter_bad in ((["a", 3], ter_ref), (["a"], prep), (["a"], ter_ref, "0")):
                 try:
                     N.ter_edits(*ter_bad)

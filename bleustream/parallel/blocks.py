@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 from bleustream.errors import ReadError
 
-BLOCK_LINES = 1024  # lines of every file in a block
+BLOCK_LINES = 8192  # lines of every file in a block
 READ_SIZE = 1 << 20  # bytes read at a time
 
 Identity = tuple[int, int]  # a file's device and inode numbers

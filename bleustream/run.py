@@ -30,7 +30,6 @@ from bleustream.errors import (
     EXIT_OK,
     EXIT_SIGINT,
     EXIT_SIGTERM,
-    BleustreamError,
     InputError,
     Interrupted,
     UsageError,
@@ -42,13 +41,13 @@ from bleustream.inputs.items import (
     input_name,
     items_of_segments,
     peek_stdin_systems,
-    sum_items,
+    summed_batches,
     text_items,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
-from bleustream.metrics.counting import BATCH_SEGMENTS, Counter
+from bleustream.metrics.counting import Counter
 from bleustream.metrics.registry import Spec, is_corpus_wide
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
@@ -586,31 +585,14 @@ def _summed_batches(
     reading: ReadOptions,
     tokenized: list[int] | None,
 ) -> Iterator[tuple[Item, Summed]]:
-    """One process's items summed a batch at a time (``BATCH_SEGMENTS``),
+    """One process's items summed a batch at a time (``summed_batches``),
     where only sums are needed and a metric sums lines in one call: pairs of
-    a batch's last item and its ``Summed``, as ``-j`` workers return them.
-
-    A signal while reading sums the segments read so far before it ends
-    the run, so that the partial score covers them; so does a reading
-    error, so that a segment before it whose text cannot be scored is the
-    error reported, as when each segment is counted as it is read.
-    """
-    batch: list[Item] = []
-    try:
-        for item in items:
-            batch.append(item)
-            if tokenized is not None and item.hyps[0].endswith(" ."):
-                tokenized[0] += 1
-            if len(batch) == BATCH_SEGMENTS:
-                summed = sum_items(counter, batch, reading)
-                batch = []
-                yield item, summed
-    except (Interrupted, BleustreamError):
-        if batch:
-            yield batch[-1], sum_items(counter, batch, reading)
-        raise
-    if batch:
-        yield batch[-1], sum_items(counter, batch, reading)
+    a batch's last item and its ``Summed``, as ``-j`` workers return them,
+    with the hypotheses that look tokenized counted."""
+    for batch, summed in summed_batches(counter, items, reading):
+        if tokenized is not None:
+            tokenized[0] += sum(item.hyps[0].endswith(" .") for item in batch)
+        yield batch[-1], summed
 
 
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, NamedTuple
 
-from bleustream.errors import BleustreamError, InputError, UsageError
+from bleustream.errors import BleustreamError, InputError, Interrupted, UsageError
 from bleustream.inputs.lines import (
     STDIN_NAME,
     BadLinePolicy,
@@ -280,6 +280,12 @@ def input_name(options: ReadOptions) -> str:
     return STDIN_NAME if options.input == "-" else options.input
 
 
+# Segments summed in one call of ``Counter.summed`` (``summed_batches``):
+# enough to make the Python work per call small beside the C work, few
+# enough for flat memory.
+BATCH_SEGMENTS = 256
+
+
 def sum_items(counter: Counter, batch: Sequence[Item], options: ReadOptions) -> Summed:
     """The ``Summed`` of a batch of text items (``Counter.summed``); a problem
     in one's text is located at its line, as ``count_item`` locates it."""
@@ -289,6 +295,33 @@ def sum_items(counter: Counter, batch: Sequence[Item], options: ReadOptions) -> 
         for item in batch:
             count_item(counter, item, options)  # raises at the first bad one
         raise
+
+
+def summed_batches(
+    counter: Counter, items: Iterator[Item], options: ReadOptions
+) -> Iterator[tuple[list[Item], Summed]]:
+    """Text items summed a batch (``BATCH_SEGMENTS``) at a time: each batch
+    with its ``Summed`` (``sum_items``).
+
+    A signal or a reading error sums the items read so far before it is
+    raised: the partial score of a signal covers them, and a segment before
+    a reading error whose text cannot be scored is the error raised, as
+    when each segment is counted as it is read.
+    """
+    batch: list[Item] = []
+    try:
+        for item in items:
+            batch.append(item)
+            if len(batch) == BATCH_SEGMENTS:
+                summed = sum_items(counter, batch, options)
+                done, batch = batch, []
+                yield done, summed
+    except (Interrupted, BleustreamError):
+        if batch:
+            yield batch, sum_items(counter, batch, options)
+        raise
+    if batch:
+        yield batch, sum_items(counter, batch, options)
 
 
 def count_item(counter: Counter, item: Item, options: ReadOptions) -> Rows:

@@ -65,9 +65,7 @@ class Counter:
         self._count = [spec.metric.count(spec.settings) for spec in self.specs]
         # A metric may sum a batch of one system's lines in one call (BLEU's
         # compiled kernels): ``sum_lines(settings)``, or None where it cannot.
-        self._sum_lines = [
-            getattr(spec.metric, "sum_lines", _no_sum_lines)(spec.settings) for spec in self.specs
-        ]
+        self._sum_lines = [_sum_lines(spec) for spec in self.specs]
         self.sums_lines = systems == 1 and any(f is not None for f in self._sum_lines)
 
     def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
@@ -114,11 +112,6 @@ class Counter:
         return Summed([parts], len(hyps), len(refs[0]))
 
 
-# Segments summed in one call of ``Counter.summed``: enough to make the
-# Python work per call small beside the C work, few enough for flat memory.
-BATCH_SEGMENTS = 256
-
-
 def add_summed(a: Summed | None, b: Summed) -> Summed:
     """Two batches' ``Summed`` as one (``a`` first; None: no batch yet)."""
     if a is None:
@@ -141,8 +134,10 @@ def _as_rows(part: tuple[str, Any]) -> list[Row]:
     return [part[1]] if part[0] == "sum" else list(part[1])
 
 
-def _no_sum_lines(settings: Any) -> None:
-    return None
+def _sum_lines(spec: Spec) -> Any:
+    """The metric's ``sum_lines`` for the spec's settings; None if it has none."""
+    sum_lines = getattr(spec.metric, "sum_lines", None)
+    return None if sum_lines is None else sum_lines(spec.settings)
 
 
 def _part_of(column: list[Row]) -> tuple[str, Any]:

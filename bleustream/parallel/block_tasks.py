@@ -21,12 +21,12 @@ from bleustream.inputs.items import (
     items_of_segments,
     open_all,
     plain_segments,
-    sum_items,
+    summed_batches,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, paste_segments
 from bleustream.inputs.logs import LOG_FORMATS
 from bleustream.inputs.options import ReadOptions
-from bleustream.metrics.counting import BATCH_SEGMENTS, Summed, add_summed
+from bleustream.metrics.counting import Summed, add_summed
 from bleustream.parallel.blocks import Block, identity_of, line_blocks, open_span, same_files
 
 if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
@@ -120,21 +120,12 @@ def count_block(task: BlockTask) -> BlockDone:
     scorer = worker_scorer()
     policy = _KeptBadLines(options.skip_bad_lines)
     summed: Summed | None = None
-    batch: list[Item] = []
     error: BleustreamError | None = None
     try:
-        for item in _block_items(task, policy):
-            batch.append(item)
-            if len(batch) == BATCH_SEGMENTS:
-                summed = add_summed(summed, sum_items(scorer, batch, options))
-                batch = []
+        for _batch, part in summed_batches(scorer, _block_items(task, policy), options):
+            summed = add_summed(summed, part)
     except BleustreamError as exc:
         error = exc
-    if batch:
-        try:
-            summed = add_summed(summed, sum_items(scorer, batch, options))
-        except BleustreamError as exc:
-            error = exc  # at an earlier line than a reading error
     return BlockDone(summed, policy.kept, error)
 
 

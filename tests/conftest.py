@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from bleustream.metrics import ter, tercom
 from bleustream.parallel.pool import available_cores
 
 
@@ -177,3 +178,30 @@ def _python_sigpipe() -> Iterator[None]:
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     yield
+
+
+@pytest.fixture
+def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """For the TER tests: counts how often ``tercom`` takes its rarer paths:
+    the beam-limited DP for a hypothesis (its trace) and for a shift
+    candidate, search rounds, and rounds voided by the candidate limit."""
+    reached = {"beam trace": 0, "beam candidate": 0, "rounds": 0, "limit": 0}
+    banded_rows = tercom._Pair.banded_rows
+    candidates = tercom._shift_candidates
+
+    def counting_rows(self, words, rows):  # type: ignore[no-untyped-def]
+        reached["beam trace" if len(rows) == 1 else "beam candidate"] += 1
+        return banded_rows(self, words, rows)
+
+    def counting_candidates(pair, words, align, hyp_err, ref_err, budget):  # type: ignore[no-untyped-def]
+        found, counted = candidates(pair, words, align, hyp_err, ref_err, budget)
+        reached["rounds"] += 1
+        reached["limit"] += counted >= budget
+        return found, counted
+
+    monkeypatch.setattr(tercom._Pair, "banded_rows", counting_rows)
+    monkeypatch.setattr(tercom, "_shift_candidates", counting_candidates)
+    # The paths counted are the pure module's, so TER's rows use it here too
+    # (the compiled ter_edits equals it: tests/test_kernels_ter.py).
+    monkeypatch.setattr(ter, "count_edits", tercom.translation_edit_rate)
+    return reached

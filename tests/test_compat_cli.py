@@ -537,3 +537,11 @@ def test_without_the_extra_the_test_set_functions_name_it(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr.decode()
     assert "bleustream[testsets]" in done.stdout.decode()
+
+
+def test_the_top_level_gives_every_test_set_function_of_utils() -> None:
+    import bleustream
+    import bleustream.utils
+
+    for name in bleustream.utils.__all__:
+        assert getattr(bleustream, name) is getattr(bleustream.utils, name), name

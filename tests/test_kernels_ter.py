@@ -22,14 +22,12 @@ bytes with and without ``BLEUSTREAM_PUREPYTHON=1``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -40,20 +38,9 @@ from bleustream import kernels
 from bleustream.metrics import ter, tercom
 from tests.adversarial import Adversary
 from tests.conftest import REAL_DATA_MISSING, RealSet, read_refs, read_segments, real_sets
+from tests.test_kernels import N, needs_native
 from tests.test_ter import ALL_SETTINGS, adversarial_corpus, edge_pairs, mutated, word_pairs
 
-
-def _load_native() -> ModuleType | None:
-    try:
-        return importlib.import_module("bleustream._native")
-    except ImportError:
-        return None
-
-
-N = _load_native()
-needs_native = pytest.mark.skipif(
-    N is None, reason="the C extension bleustream._native is not built"
-)
 pytestmark = needs_native
 
 Pair = tuple[Sequence[str], Sequence[str]]
@@ -94,28 +81,6 @@ def problems(pairs: Sequence[Pair], beam_only: bool = True) -> list[str]:
                     f"{' '.join(ref_words)[:80]!r}"
                 )
     return out[:3]
-
-
-@pytest.fixture
-def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How often the pure search takes its rarer paths (as in tests/test_ter.py)."""
-    reached = {"beam trace": 0, "beam candidate": 0, "rounds": 0, "limit": 0}
-    banded_rows = tercom._Pair.banded_rows
-    candidates = tercom._shift_candidates
-
-    def counting_rows(self, words, rows):  # type: ignore[no-untyped-def]
-        reached["beam trace" if len(rows) == 1 else "beam candidate"] += 1
-        return banded_rows(self, words, rows)
-
-    def counting_candidates(pair, words, align, hyp_err, ref_err, budget):  # type: ignore[no-untyped-def]
-        found, counted = candidates(pair, words, align, hyp_err, ref_err, budget)
-        reached["rounds"] += 1
-        reached["limit"] += counted >= budget
-        return found, counted
-
-    monkeypatch.setattr(tercom._Pair, "banded_rows", counting_rows)
-    monkeypatch.setattr(tercom, "_shift_candidates", counting_candidates)
-    return reached
 
 
 # -- hand-made cases --------------------------------------------------------

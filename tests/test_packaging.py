@@ -89,6 +89,22 @@ def _kernels_and_score(bin_dir: Path, env: dict[str, str], cwd: Path) -> tuple[s
     return kernels.stdout.strip(), scored.stdout.decode().strip()
 
 
+def _install(bin_dir: Path, args: list[str], env: dict[str, str], build: bool = False) -> str:
+    """pip install into a venv; its output.  Only a ``build`` (of an sdist)
+    needs the package index, and may be skipped where it cannot be reached."""
+    done = subprocess.run(
+        [bin_dir / "python", "-m", "pip", "install", "--no-deps", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if build:
+        _checked(done)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
 def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("BLEUSTREAM_PUREPYTHON", "PYTHONPATH")}
 
@@ -101,14 +117,7 @@ def test_a_wheel_installs_its_kernels_without_a_compiler(tmp_path: Path) -> None
     assert "-none-any" not in wheel.name  # a platform wheel: it holds the extension
     bin_dir = _fresh_venv(tmp_path / "venv")
     no_compiler = {**env, "CC": "false", "CXX": "false"}
-    install = subprocess.run(
-        [bin_dir / "python", "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
-        env=no_compiler,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert install.returncode == 0, install.stderr
+    _install(bin_dir, ["--no-index", str(wheel)], no_compiler)
     kernels, score = _kernels_and_score(bin_dir, no_compiler, tmp_path)
     assert kernels == "compiled"
     assert float(score) > 0
@@ -134,16 +143,9 @@ def test_an_sdist_without_a_compiler_installs_the_pure_path_with_one_warning(
     assert {"_native.c", "_native_ter.c", "_native_ter.h", "_native.pyi"} <= names
     bin_dir = _fresh_venv(tmp_path / "venv")
     no_compiler = {**env, "CC": "false", "CXX": "false"}
-    done = subprocess.run(
-        [bin_dir / "python", "-m", "pip", "install", "-v", "--no-deps", str(archive)],
-        env=no_compiler,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    _checked(done)
-    warned = [line for line in (done.stdout + done.stderr).splitlines() if "pure-Python" in line]
-    assert warned, done.stdout[-3000:]
+    output = _install(bin_dir, ["-v", str(archive)], no_compiler, build=True)
+    warned = [line for line in output.splitlines() if "pure-Python" in line]
+    assert warned, output[-3000:]
     kernels, score = _kernels_and_score(bin_dir, no_compiler, tmp_path)
     assert kernels == "python"
     assert float(score) > 0

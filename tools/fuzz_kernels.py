@@ -203,28 +203,26 @@ def main(argv: list[str]) -> int:
             assert got_chrf == pure_count(h, pure_prepare(refs)), (h, refs, it % 4)
             compared += 1
         if it % 1000 == 0:  # the error paths too
-            for bad in ((["a", 3], prep, 4), (["a"], (1, 2), 4), (["a"], prep, "x")):
+            bad_calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
+                (N.hyp_row, (["a", 3], prep, 4)),
+                (N.hyp_row, (["a"], (1, 2), 4)),
+                (N.hyp_row, (["a"], prep, "x")),
+                *(
+                    (kernel, args)
+                    for args in ((["a"], [[]], 4), (["a", 3], [["a"], ["b"]], 4), ("a", [[1]], 4))
+                    for kernel in (N.bleu_sum_13a, N.bleu_rows_zh)
+                ),
+                (N.ter_edits, (["a", 3], ter_ref)),
+                (N.ter_edits, (["a"], prep)),
+                (N.ter_edits, (["a"], ter_ref, "0")),
+            ]
+            for kernel, args in bad_calls:
                 try:
-                    N.hyp_row(*bad)
+                    kernel(*args)
                 except (TypeError, ValueError):
                     pass
                 else:
-                    raise AssertionError(bad)
-            for lines_bad in ((["a"], [[]], 4), (["a", 3], [["a"], ["b"]], 4), ("a", [[1]], 4)):
-                for kernel in (N.bleu_sum_13a, N.bleu_rows_zh):
-                    try:
-                        kernel(*lines_bad)
-                    except (TypeError, ValueError):
-                        pass
-                    else:
-                        raise AssertionError(lines_bad)
-            for ter_bad in ((["a", 3], ter_ref), (["a"], prep), (["a"], ter_ref, "0")):
-                try:
-                    N.ter_edits(*ter_bad)
-                except (TypeError, ValueError):
-                    pass
-                else:
-                    raise AssertionError(ter_bad)
+                    raise AssertionError((kernel.__name__, args))
         if it and it % 100_000 == 0:
             print(f"{it} iterations, {time.time() - t0:.0f}s", flush=True)
     print(

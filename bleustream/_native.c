@@ -8,9 +8,9 @@
  * by id (n-grams of interned tokens / code points), so a hash collision
  * costs time, never a count.
  *
- * All scratch memory is allocated per call (PyMem_*), so the functions are
- * re-entrant; no Python code runs while scratch memory is live except the
- * allocation of result objects.
+ * Scratch memory lives in an arena owned by each call (see "scratch
+ * memory"), so the functions are re-entrant; no Python code runs while
+ * scratch memory is live except the allocation of result objects.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -117,6 +117,174 @@ pow2_at_least(Py_ssize_t n)
 }
 
 /* ------------------------------------------------------------------ */
+/* scratch memory                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A bump allocator for a call's scratch memory.  It starts in a buffer the
+ * caller provides (on its stack) and takes blocks from the heap, each twice
+ * the last, when that is full; everything is freed at once.  A batch
+ * resets it per segment and keeps its largest block, so a steady stream of
+ * segments allocates nothing.  `arena_mark`/`arena_release` give back what
+ * was allocated after a mark.
+ *
+ * Built with AddressSanitizer, every allocation is its own heap block of
+ * exactly the size asked for, so the sanitizer sees each one's bounds.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_CHECKED 1
+#endif
+#endif
+
+typedef struct ArenaBlock {
+    struct ArenaBlock *next; /* the block allocated before this one */
+    size_t size;             /* usable bytes after the header */
+} ArenaBlock;
+
+#define ARENA_ALIGN 16
+#define ARENA_HEADER ((sizeof(ArenaBlock) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+
+typedef struct {
+    char *cur;          /* the next free byte */
+    size_t left;        /* bytes free from cur */
+    ArenaBlock *blocks; /* heap blocks, newest first */
+    char *first;        /* the caller's buffer */
+    size_t first_size;
+} Arena;
+
+typedef struct {
+    char *cur;
+    size_t left;
+    ArenaBlock *blocks;
+} ArenaMark;
+
+static void
+arena_init(Arena *a, void *buf, size_t size)
+{
+    /* the buffer, aligned */
+    uintptr_t p = (uintptr_t)buf, q = (p + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1);
+    a->first = (char *)q;
+    a->first_size = size > (size_t)(q - p) ? size - (size_t)(q - p) : 0;
+#ifdef ARENA_CHECKED
+    a->first_size = 0;
+#endif
+    a->cur = a->first;
+    a->left = a->first_size;
+    a->blocks = NULL;
+}
+
+static void
+arena_free_until(Arena *a, ArenaBlock *keep)
+{
+    while (a->blocks != keep) {
+        ArenaBlock *b = a->blocks;
+        a->blocks = b->next;
+        PyMem_RawFree(b);
+    }
+}
+
+/* n bytes, aligned to ARENA_ALIGN; NULL with MemoryError set. */
+static void *
+arena_alloc(Arena *a, size_t n)
+{
+    void *p;
+    if (n > ((size_t)PY_SSIZE_T_MAX >> 1)) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    if (n > a->left) {
+        size_t size = n;
+        ArenaBlock *b;
+#ifndef ARENA_CHECKED
+        size_t grow = a->blocks ? 2 * a->blocks->size : 4 * a->first_size + 4096;
+        if (size < grow)
+            size = grow;
+#endif
+        b = PyMem_RawMalloc(ARENA_HEADER + (size ? size : 1));
+        if (b == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        b->next = a->blocks;
+        b->size = size;
+        a->blocks = b;
+        a->cur = (char *)b + ARENA_HEADER;
+        a->left = size;
+    }
+    p = a->cur;
+    a->cur += n;
+    a->left -= n;
+    return p;
+}
+
+#define ARENA_NEW(a, type, count)                                                               \
+    ((size_t)(count) > ((size_t)PY_SSIZE_T_MAX >> 1) / sizeof(type)                            \
+         ? (PyErr_NoMemory(), (type *)NULL)                                                     \
+         : (type *)arena_alloc((a), sizeof(type) * (size_t)(count)))
+
+static ArenaMark
+arena_mark(const Arena *a)
+{
+    ArenaMark m;
+    m.cur = a->cur;
+    m.left = a->left;
+    m.blocks = a->blocks;
+    return m;
+}
+
+/* Gives back everything allocated since the mark. */
+static void
+arena_release(Arena *a, ArenaMark m)
+{
+    arena_free_until(a, m.blocks);
+    a->cur = m.cur;
+    a->left = m.left;
+}
+
+/* Gives back everything, keeping the newest (largest) heap block. */
+static void
+arena_reset(Arena *a)
+{
+#ifdef ARENA_CHECKED
+    arena_free_until(a, NULL);
+#else
+    if (a->blocks != NULL) {
+        ArenaBlock *newest = a->blocks;
+        a->blocks = newest->next;
+        arena_free_until(a, NULL);
+        newest->next = NULL;
+        a->blocks = newest;
+        a->cur = (char *)newest + ARENA_HEADER;
+        a->left = newest->size;
+        return;
+    }
+#endif
+    a->cur = a->first;
+    a->left = a->first_size;
+}
+
+static void
+arena_free(Arena *a)
+{
+    arena_free_until(a, NULL);
+}
+
+/* A call's arena over a buffer on its stack. */
+#define ARENA_STACK 16384
+#define ARENA_ON_STACK(name)                                                                     \
+    union {                                                                                      \
+        double d;                                                                                \
+        void *p;                                                                                 \
+        char b[ARENA_STACK];                                                                     \
+    } name##_buf;                                                                                \
+    Arena name;                                                                                  \
+    arena_init(&name, name##_buf.b, sizeof(name##_buf.b))
+
+/* ------------------------------------------------------------------ */
 /* token vocabulary: interns the reference tokens to ids 0..V-1          */
 /* ------------------------------------------------------------------ */
 
@@ -132,12 +300,11 @@ typedef struct {
     int32_t size;
 } Vocab;
 
+/* A vocabulary for up to max_tokens tokens, in the arena. */
 static int
-vocab_init(Vocab *v, Py_ssize_t max_tokens)
+vocab_init(Vocab *v, Arena *a, Py_ssize_t max_tokens)
 {
     Py_ssize_t cap, i;
-    v->slots = NULL;
-    v->views = NULL;
     v->size = 0;
     if (max_tokens > (Py_ssize_t)(INT32_MAX / 4)) {
         PyErr_SetString(PyExc_OverflowError, "too many tokens");
@@ -145,28 +312,13 @@ vocab_init(Vocab *v, Py_ssize_t max_tokens)
     }
     cap = pow2_at_least(2 * max_tokens + 1);
     v->mask = cap - 1;
-    v->slots = PyMem_New(VSlot, (size_t)cap);
-    v->views = PyMem_New(TokView, (size_t)(max_tokens + 1));
-    if (v->slots == NULL || v->views == NULL) {
-        PyMem_Free(v->slots);
-        PyMem_Free(v->views);
-        v->slots = NULL;
-        v->views = NULL;
-        PyErr_NoMemory();
+    v->slots = ARENA_NEW(a, VSlot, cap);
+    v->views = v->slots == NULL ? NULL : ARENA_NEW(a, TokView, max_tokens + 1);
+    if (v->views == NULL)
         return -1;
-    }
     for (i = 0; i < cap; i++)
         v->slots[i].id = -1;
     return 0;
-}
-
-static void
-vocab_free(Vocab *v)
-{
-    PyMem_Free(v->slots);
-    PyMem_Free(v->views);
-    v->slots = NULL;
-    v->views = NULL;
 }
 
 /* The id of token t; inserted if `insert`, else -1 when absent. */
@@ -223,10 +375,11 @@ ids_equal(const int32_t *a, const int32_t *b, Py_ssize_t n)
 
 /* nids > 0: every id is below nids (unigrams are then counted in arrays) */
 static int
-clipped_matches(const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
+clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
                 const Py_ssize_t *offs, const Py_ssize_t *rlens, Py_ssize_t nrefs,
                 Py_ssize_t max_n, Py_ssize_t *out, Py_ssize_t nids)
 {
+    ArenaMark mark = arena_mark(a);
     int32_t *uni = NULL;
     Py_ssize_t P = 0, maxr = 0, r, i, n, cap, mask, top;
     uint64_t *hh = NULL, *rh = NULL;
@@ -254,14 +407,11 @@ clipped_matches(const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
     }
     cap = pow2_at_least(2 * P + 1);
     mask = cap - 1;
-    hh = PyMem_New(uint64_t, (size_t)hlen);
-    found = PyMem_Malloc((size_t)hlen + 1);
-    rh = PyMem_New(uint64_t, (size_t)P);
-    tab = PyMem_Calloc((size_t)cap, sizeof(NSlot));
-    if (hh == NULL || found == NULL || rh == NULL || tab == NULL) {
-        PyErr_NoMemory();
+    if ((hh = ARENA_NEW(a, uint64_t, hlen)) == NULL ||
+        (found = ARENA_NEW(a, unsigned char, hlen + 1)) == NULL ||
+        (rh = ARENA_NEW(a, uint64_t, P)) == NULL || (tab = ARENA_NEW(a, NSlot, cap)) == NULL)
         goto done;
-    }
+    memset(tab, 0, (size_t)cap * sizeof(NSlot));
     for (i = 0; i < hlen; i++) {
         found[i] = hyp[i] >= 0;
         hh[i] = (uint64_t)(uint32_t)hyp[i] + 1;
@@ -276,11 +426,10 @@ clipped_matches(const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
          * uni[nids..2 nids) the count in the current one, then the hypothesis' */
         Py_ssize_t matched = 0;
         int32_t *best, *cur;
-        uni = PyMem_Calloc((size_t)nids * 2, sizeof(int32_t));
-        if (uni == NULL) {
-            PyErr_NoMemory();
+        uni = ARENA_NEW(a, int32_t, nids * 2);
+        if (uni == NULL)
             goto done;
-        }
+        memset(uni, 0, (size_t)nids * 2 * sizeof(int32_t));
         best = uni;
         cur = uni + nids;
         for (r = 0; r < nrefs; r++) {
@@ -392,11 +541,7 @@ clipped_matches(const int32_t *hyp, Py_ssize_t hlen, const int32_t *flat,
 finished:
     rc = 0;
 done:
-    PyMem_Free(uni);
-    PyMem_Free(hh);
-    PyMem_Free(found);
-    PyMem_Free(rh);
-    PyMem_Free(tab);
+    arena_release(a, mark);
     return rc;
 }
 
@@ -413,19 +558,32 @@ typedef struct {
     Py_ssize_t n, cap;
 } SpanVec;
 
+/* Room for `more` spans beyond those held, in the arena. */
 static int
-spans_push(SpanVec *s, Py_ssize_t start, Py_ssize_t len)
+spans_reserve(Arena *a, SpanVec *s, Py_ssize_t more)
 {
-    if (s->n == s->cap) {
-        Py_ssize_t nc = s->cap ? 2 * s->cap : 64;
-        Span *nv = PyMem_Resize(s->v, Span, (size_t)nc);
-        if (nv == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->v = nv;
-        s->cap = nc;
-    }
+    Py_ssize_t nc;
+    Span *nv;
+    if (more <= s->cap - s->n)
+        return 0;
+    nc = s->cap ? 2 * s->cap : 64;
+    if (nc < s->n + more)
+        nc = s->n + more;
+    nv = ARENA_NEW(a, Span, nc);
+    if (nv == NULL)
+        return -1;
+    if (s->n)
+        memcpy(nv, s->v, (size_t)s->n * sizeof(Span));
+    s->v = nv;
+    s->cap = nc;
+    return 0;
+}
+
+static inline int
+spans_push(Arena *a, SpanVec *s, Py_ssize_t start, Py_ssize_t len)
+{
+    if (s->n == s->cap && spans_reserve(a, s, 1) < 0)
+        return -1;
     s->v[s->n].start = start;
     s->v[s->n].len = len;
     s->n++;
@@ -573,26 +731,37 @@ rule_pass(int rule, const unsigned char *cl, const unsigned char *g, unsigned ch
     }
 }
 
+/* A span into room reserved for it. */
+#define SPAN_PUT(s, st, ln)                                                                      \
+    do {                                                                                         \
+        (s)->v[(s)->n].start = (st);                                                             \
+        (s)->v[(s)->n].len = (ln);                                                               \
+        (s)->n++;                                                                                \
+    } while (0)
+
 /*
  * The tokens of SacreBLEU's _post_tokenizer (rules 1-4, then split) on
  * b[0..n), with zh characters split off first if `zh`.  Tokens go to out
  * as spans of b.
  */
 static int
-mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
+mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
 {
     unsigned char *g = NULL, *ng, *cl;
     Py_ssize_t i, start, *punct = NULL, *dash, npunct = 0, ndash = 0;
     int any_digit = 0, rc = -1;
+    ArenaMark mark;
 
     init_ascii_tab();
 
-    g = PyMem_Malloc(3 * (size_t)n + 3);
-    punct = PyMem_New(Py_ssize_t, 2 * (size_t)n + 2);
-    if (g == NULL || punct == NULL) {
-        PyErr_NoMemory();
+    /* a token has at least one character: room for them all before the
+     * scratch, which is given back at the end */
+    if (spans_reserve(a, out, n + 1) < 0)
+        return -1;
+    mark = arena_mark(a);
+    if ((g = ARENA_NEW(a, unsigned char, 3 * n + 3)) == NULL ||
+        (punct = ARENA_NEW(a, Py_ssize_t, 2 * n + 2)) == NULL)
         goto done;
-    }
     dash = punct + n + 1;
     ng = g + (n + 1);
     cl = ng + (n + 1);
@@ -638,65 +807,76 @@ mteval_spans(const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
     start = -1;
     for (i = 0; i < n; i++) {
         if (cl[i] & C_SPACE) {
-            if (start >= 0 && spans_push(out, start, i - start) < 0)
-                goto done;
+            if (start >= 0)
+                SPAN_PUT(out, start, i - start);
             start = -1;
             continue;
         }
         if (g[i] && start >= 0) {
-            if (spans_push(out, start, i - start) < 0)
-                goto done;
+            SPAN_PUT(out, start, i - start);
             start = -1;
         }
         if (start < 0)
             start = i;
     }
-    if (start >= 0 && spans_push(out, start, n - start) < 0)
-        goto done;
+    if (start >= 0)
+        SPAN_PUT(out, start, n - start);
     rc = 0;
 done:
-    PyMem_Free(g);
-    PyMem_Free(punct);
+    arena_release(a, mark);
     return rc;
 }
 
-/* A copy of the str as UCS4 with `pad` spare cells at each end. */
+/* A copy of the first n characters of the str (n at most its length) as
+ * UCS4 in the arena, with `pad` spare cells at each end. */
 static Py_UCS4 *
-to_ucs4(PyObject *s, Py_ssize_t pad, Py_ssize_t *len)
+to_ucs4(Arena *a, PyObject *s, Py_ssize_t n, Py_ssize_t pad)
 {
-    Py_ssize_t n;
-    Py_UCS4 *buf;
+    Py_UCS4 *buf, *o;
+    Py_ssize_t i;
+    int kind;
+    const void *data;
     if (ensure_ready(s) < 0)
         return NULL;
-    n = PyUnicode_GET_LENGTH(s);
-    if (n > (PY_SSIZE_T_MAX / 4) - 2 * pad - 4) {
+    if (n > (PY_SSIZE_T_MAX / 8) - 2 * pad - 4) {
         PyErr_NoMemory();
         return NULL;
     }
-    buf = PyMem_New(Py_UCS4, (size_t)(n + 2 * pad + 1));
-    if (buf == NULL) {
-        PyErr_NoMemory();
+    buf = ARENA_NEW(a, Py_UCS4, n + 2 * pad + 1);
+    if (buf == NULL)
         return NULL;
+    kind = PyUnicode_KIND(s);
+    data = PyUnicode_DATA(s);
+    o = buf + pad;
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        for (i = 0; i < n; i++)
+            o[i] = ((const Py_UCS1 *)data)[i];
+        break;
+    case PyUnicode_2BYTE_KIND:
+        for (i = 0; i < n; i++)
+            o[i] = ((const Py_UCS2 *)data)[i];
+        break;
+    default:
+        if (n)
+            memcpy(o, data, (size_t)n * sizeof(Py_UCS4));
+        break;
     }
-    if (n && PyUnicode_AsUCS4(s, buf + pad, n + pad + 1, 0) == NULL) {
-        PyMem_Free(buf);
-        return NULL;
-    }
-    *len = n;
     return buf;
 }
 
 enum { TOK_13A = 0, TOK_ZH = 1 };
 
 /*
- * Tokenizes `line` as tokenize_13a / tokenize_zh.  On success *bufp holds
- * the buffer the spans index (caller frees it) and spans the tokens.
+ * Tokenizes the first n characters of `line` as tokenize_13a / tokenize_zh.
+ * On success *bufp holds the buffer the spans index and spans the tokens,
+ * both in the arena.
  */
 static int
-tokenize_spans(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
+tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which, Py_UCS4 **bufp,
+               SpanVec *spans)
 {
-    Py_ssize_t n;
-    Py_UCS4 *buf = to_ucs4(line, 1, &n), *t;
+    Py_UCS4 *buf = to_ucs4(a, line, n, 1), *t;
     *bufp = NULL;
     if (buf == NULL)
         return -1;
@@ -707,7 +887,7 @@ tokenize_spans(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
         Py_ssize_t nl = lt == -2 ? -2 : PyUnicode_FindChar(line, '\n', 0, n, 1);
         Py_ssize_t amp = nl == -2 ? -2 : PyUnicode_FindChar(line, '&', 0, n, 1);
         if (amp == -2)
-            goto fail;
+            return -1;
         lt = lt >= 0;
         nl = nl >= 0;
         amp = amp >= 0;
@@ -726,29 +906,26 @@ tokenize_spans(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
         /* 13a pads the line with a space at each end */
         buf[0] = ' ';
         buf[n + 1] = ' ';
-        if (mteval_spans(buf, n + 2, 0, spans) < 0)
-            goto fail;
+        if (mteval_spans(a, buf, n + 2, 0, spans) < 0)
+            return -1;
     }
     else {
         /* zh: line.strip(), no padding */
-        Py_ssize_t a = 0, z = n;
-        while (a < z && Py_UNICODE_ISSPACE(t[a]))
-            a++;
-        while (z > a && Py_UNICODE_ISSPACE(t[z - 1]))
+        Py_ssize_t lo = 0, z = n;
+        while (lo < z && Py_UNICODE_ISSPACE(t[lo]))
+            lo++;
+        while (z > lo && Py_UNICODE_ISSPACE(t[z - 1]))
             z--;
-        if (mteval_spans(t + a, z - a, 1, spans) < 0)
-            goto fail;
+        if (mteval_spans(a, t + lo, z - lo, 1, spans) < 0)
+            return -1;
         {
-            Py_ssize_t k, shift = 1 + a;
+            Py_ssize_t k, shift = 1 + lo;
             for (k = 0; k < spans->n; k++)
                 spans->v[k].start += shift;
         }
     }
     *bufp = buf;
     return 0;
-fail:
-    PyMem_Free(buf);
-    return -1;
 }
 
 static PyObject *
@@ -832,16 +1009,15 @@ tokenize_common(PyObject *line, int which)
 {
     Py_UCS4 *buf;
     SpanVec spans = {NULL, 0, 0};
-    PyObject *res;
+    PyObject *res = NULL;
     if (check_str(line, "line") < 0)
         return NULL;
-    if (tokenize_spans(line, which, &buf, &spans) < 0) {
-        PyMem_Free(spans.v);
-        return NULL;
+    {
+        ARENA_ON_STACK(arena);
+        if (tokenize_spans(&arena, line, PyUnicode_GET_LENGTH(line), which, &buf, &spans) == 0)
+            res = spans_to_list(buf, &spans);
+        arena_free(&arena);
     }
-    res = spans_to_list(buf, &spans);
-    PyMem_Free(buf);
-    PyMem_Free(spans.v);
     return res;
 }
 
@@ -1002,7 +1178,8 @@ bleu_row_tuple(Py_ssize_t hyp_len, Py_ssize_t ref_len, const Py_ssize_t *matches
  * The row of hypothesis tokens `hv[0..hlen)` against prepared refs.
  */
 static PyObject *
-bleu_row_views(const TokView *hv, Py_ssize_t hlen, PyObject *refs, Py_ssize_t max_order)
+bleu_row_views(Arena *a, const TokView *hv, Py_ssize_t hlen, PyObject *refs,
+               Py_ssize_t max_order)
 {
     RefsIn r;
     Vocab voc;
@@ -1010,7 +1187,6 @@ bleu_row_views(const TokView *hv, Py_ssize_t hlen, PyObject *refs, Py_ssize_t ma
     int32_t *hyp_ids = NULL, *flat = NULL;
     Py_ssize_t *offs = NULL, *rlens = NULL, *matches = NULL;
     PyObject *res = NULL;
-    int have_voc = 0;
 
     if (refs_acquire(refs, &r) < 0)
         return NULL;
@@ -1025,20 +1201,17 @@ bleu_row_views(const TokView *hv, Py_ssize_t hlen, PyObject *refs, Py_ssize_t ma
     top = N;
     if (r.cap >= 0 && r.cap < top)
         top = r.cap;
-    matches = PyMem_Calloc((size_t)N + 1, sizeof(Py_ssize_t));
-    offs = PyMem_New(Py_ssize_t, (size_t)r.nrefs + 1);
-    rlens = PyMem_New(Py_ssize_t, (size_t)r.nrefs + 1);
-    hyp_ids = PyMem_New(int32_t, (size_t)hlen + 1);
-    flat = PyMem_New(int32_t, (size_t)total + 1);
-    if (!matches || !offs || !rlens || !hyp_ids || !flat) {
-        PyErr_NoMemory();
+    if ((matches = ARENA_NEW(a, Py_ssize_t, N + 1)) == NULL ||
+        (offs = ARENA_NEW(a, Py_ssize_t, r.nrefs + 1)) == NULL ||
+        (rlens = ARENA_NEW(a, Py_ssize_t, r.nrefs + 1)) == NULL ||
+        (hyp_ids = ARENA_NEW(a, int32_t, hlen + 1)) == NULL ||
+        (flat = ARENA_NEW(a, int32_t, total + 1)) == NULL)
         goto done;
-    }
+    memset(matches, 0, (size_t)(N + 1) * sizeof(Py_ssize_t));
     if (top > 0 && hlen > 0 && total > 0) {
         Py_ssize_t pos = 0;
-        if (vocab_init(&voc, total) < 0)
+        if (vocab_init(&voc, a, total) < 0)
             goto done;
-        have_voc = 1;
         for (k = 0; k < r.nrefs; k++) {
             PyObject *f = r.ref_fast[k];
             Py_ssize_t m = PySequence_Fast_GET_SIZE(f);
@@ -1055,19 +1228,12 @@ bleu_row_views(const TokView *hv, Py_ssize_t hlen, PyObject *refs, Py_ssize_t ma
         }
         for (j = 0; j < hlen; j++)
             hyp_ids[j] = vocab_id(&voc, &hv[j], 0);
-        if (clipped_matches(hyp_ids, hlen, flat, offs, rlens, r.nrefs, top, matches,
+        if (clipped_matches(a, hyp_ids, hlen, flat, offs, rlens, r.nrefs, top, matches,
                             voc.size) < 0)
             goto done;
     }
     res = bleu_row_tuple(hlen, ref_len, matches, N);
 done:
-    if (have_voc)
-        vocab_free(&voc);
-    PyMem_Free(hyp_ids);
-    PyMem_Free(flat);
-    PyMem_Free(offs);
-    PyMem_Free(rlens);
-    PyMem_Free(matches);
     refs_release(&r);
     return res;
 }
@@ -1089,11 +1255,9 @@ py_hyp_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     if (hf == NULL)
         return NULL;
     hlen = PySequence_Fast_GET_SIZE(hf);
-    hv = PyMem_New(TokView, (size_t)hlen + 1);
-    if (hv == NULL) {
-        PyErr_NoMemory();
+    ARENA_ON_STACK(arena);
+    if ((hv = ARENA_NEW(&arena, TokView, hlen + 1)) == NULL)
         goto done;
-    }
     for (j = 0; j < hlen; j++) {
         PyObject *s = PySequence_Fast_GET_ITEM(hf, j);
         if (check_str(s, "a hypothesis token") < 0)
@@ -1102,9 +1266,9 @@ py_hyp_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
         hv[j].len = PyUnicode_GET_LENGTH(s);
         hv[j].kind = PyUnicode_KIND(s);
     }
-    res = bleu_row_views(hv, hlen, a[1], max_order);
+    res = bleu_row_views(&arena, hv, hlen, a[1], max_order);
 done:
-    PyMem_Free(hv);
+    arena_free(&arena);
     Py_DECREF(hf);
     return res;
 }
@@ -1126,23 +1290,19 @@ hyp_row_tok(const char *fname, int which, PyObject *const *args, Py_ssize_t narg
     max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
     if (max_order == -1 && PyErr_Occurred())
         return NULL;
-    if (tokenize_spans(a[0], which, &buf, &spans) < 0)
+    ARENA_ON_STACK(arena);
+    if (tokenize_spans(&arena, a[0], PyUnicode_GET_LENGTH(a[0]), which, &buf, &spans) < 0)
         goto done;
-    hv = PyMem_New(TokView, (size_t)spans.n + 1);
-    if (hv == NULL) {
-        PyErr_NoMemory();
+    if ((hv = ARENA_NEW(&arena, TokView, spans.n + 1)) == NULL)
         goto done;
-    }
     for (j = 0; j < spans.n; j++) {
         hv[j].data = buf + spans.v[j].start;
         hv[j].len = spans.v[j].len;
         hv[j].kind = PyUnicode_4BYTE_KIND;
     }
-    res = bleu_row_views(hv, spans.n, a[1], max_order);
+    res = bleu_row_views(&arena, hv, spans.n, a[1], max_order);
 done:
-    PyMem_Free(hv);
-    PyMem_Free(buf);
-    PyMem_Free(spans.v);
+    arena_free(&arena);
     return res;
 }
 
@@ -1164,31 +1324,22 @@ py_hyp_row_zh(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject 
 /* BLEU: the summed rows of a batch of raw lines                       */
 /* ------------------------------------------------------------------ */
 
-/* One line, right-stripped (str.rstrip()) and tokenized, as token views
- * into the buffer `*bufp` (the caller frees it and `spans`). */
+/* One line, right-stripped (str.rstrip()) and tokenized, as spans of the
+ * buffer `*bufp`, both in the arena. */
 static int
-line_views(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
+line_views(Arena *a, PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
 {
     Py_ssize_t n;
+    int kind;
+    const void *data;
     if (check_str(line, "a line") < 0)
         return -1;
     n = PyUnicode_GET_LENGTH(line);
-    {
-        int kind = PyUnicode_KIND(line);
-        const void *data = PyUnicode_DATA(line);
-        while (n > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, n - 1)))
-            n--;
-    }
-    if (n < PyUnicode_GET_LENGTH(line)) {
-        PyObject *cut = PyUnicode_Substring(line, 0, n);
-        int rc;
-        if (cut == NULL)
-            return -1;
-        rc = tokenize_spans(cut, which, bufp, spans);
-        Py_DECREF(cut);
-        return rc;
-    }
-    return tokenize_spans(line, which, bufp, spans);
+    kind = PyUnicode_KIND(line);
+    data = PyUnicode_DATA(line);
+    while (n > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, n - 1)))
+        n--;
+    return tokenize_spans(a, line, n, which, bufp, spans);
 }
 
 /*
@@ -1197,7 +1348,8 @@ line_views(PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
  * added into `sums` (2 + 2 N Py_ssize_t).
  */
 static int
-bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_ssize_t *sums)
+bleu_add_segment(Arena *a, PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N,
+                 Py_ssize_t *sums)
 {
     PyObject *rf = NULL;
     Py_UCS4 *hbuf = NULL, **rbufs = NULL;
@@ -1206,7 +1358,7 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
     Py_ssize_t *offs = NULL, *rlens = NULL, *matches = NULL;
     int32_t *hyp_ids = NULL, *flat = NULL;
     Vocab voc;
-    int have_voc = 0, rc = -1;
+    int rc = -1;
 
     rf = PySequence_Fast(seg_refs, "a segment's references must be a sequence of str");
     if (rf == NULL)
@@ -1216,17 +1368,16 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
         PyErr_SetString(PyExc_ValueError, "a segment needs at least one reference");
         goto done;
     }
-    rbufs = PyMem_Calloc((size_t)nrefs, sizeof(Py_UCS4 *));
-    rs = PyMem_Calloc((size_t)nrefs, sizeof(SpanVec));
-    offs = PyMem_New(Py_ssize_t, (size_t)nrefs);
-    rlens = PyMem_New(Py_ssize_t, (size_t)nrefs);
-    matches = PyMem_Calloc((size_t)N + 1, sizeof(Py_ssize_t));
-    if (!rbufs || !rs || !offs || !rlens || !matches) {
-        PyErr_NoMemory();
+    if ((rbufs = ARENA_NEW(a, Py_UCS4 *, nrefs)) == NULL ||
+        (rs = ARENA_NEW(a, SpanVec, nrefs)) == NULL ||
+        (offs = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
+        (rlens = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
+        (matches = ARENA_NEW(a, Py_ssize_t, N + 1)) == NULL)
         goto done;
-    }
+    memset(rs, 0, (size_t)nrefs * sizeof(SpanVec));
+    memset(matches, 0, (size_t)(N + 1) * sizeof(Py_ssize_t));
     for (k = 0; k < nrefs; k++) {
-        if (line_views(PySequence_Fast_GET_ITEM(rf, k), which, &rbufs[k], &rs[k]) < 0)
+        if (line_views(a, PySequence_Fast_GET_ITEM(rf, k), which, &rbufs[k], &rs[k]) < 0)
             goto done;
         rlens[k] = rs[k].n;
         offs[k] = total;
@@ -1234,7 +1385,7 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
         if (rs[k].n > maxr)
             maxr = rs[k].n;
     }
-    if (line_views(hyp, which, &hbuf, &hs) < 0)
+    if (line_views(a, hyp, which, &hbuf, &hs) < 0)
         goto done;
     /* min(lens, key=lambda r: (abs(hyp_len - r), r)) */
     for (k = 0; k < nrefs; k++) {
@@ -1247,15 +1398,9 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
     if (N > 0 && hs.n > 0 && total > 0) {
         TokView tv;
         tv.kind = PyUnicode_4BYTE_KIND;
-        hyp_ids = PyMem_New(int32_t, (size_t)hs.n + 1);
-        flat = PyMem_New(int32_t, (size_t)total + 1);
-        if (!hyp_ids || !flat) {
-            PyErr_NoMemory();
+        if ((hyp_ids = ARENA_NEW(a, int32_t, hs.n + 1)) == NULL ||
+            (flat = ARENA_NEW(a, int32_t, total + 1)) == NULL || vocab_init(&voc, a, total) < 0)
             goto done;
-        }
-        if (vocab_init(&voc, total) < 0)
-            goto done;
-        have_voc = 1;
         for (k = 0; k < nrefs; k++) {
             for (j = 0; j < rs[k].n; j++) {
                 tv.data = rbufs[k] + rs[k].v[j].start;
@@ -1268,7 +1413,8 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
             tv.len = hs.v[j].len;
             hyp_ids[j] = vocab_id(&voc, &tv, 0);
         }
-        if (clipped_matches(hyp_ids, hs.n, flat, offs, rlens, nrefs, N, matches, voc.size) < 0)
+        if (clipped_matches(a, hyp_ids, hs.n, flat, offs, rlens, nrefs, N, matches, voc.size) <
+            0)
             goto done;
     }
     sums[0] += hs.n;
@@ -1279,23 +1425,6 @@ bleu_add_segment(PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N, Py_
     }
     rc = 0;
 done:
-    if (have_voc)
-        vocab_free(&voc);
-    if (rbufs != NULL)
-        for (k = 0; k < nrefs; k++)
-            PyMem_Free(rbufs[k]);
-    if (rs != NULL)
-        for (k = 0; k < nrefs; k++)
-            PyMem_Free(rs[k].v);
-    PyMem_Free(rbufs);
-    PyMem_Free(rs);
-    PyMem_Free(hbuf);
-    PyMem_Free(hs.v);
-    PyMem_Free(offs);
-    PyMem_Free(rlens);
-    PyMem_Free(matches);
-    PyMem_Free(hyp_ids);
-    PyMem_Free(flat);
     Py_DECREF(rf);
     return rc;
 }
@@ -1327,6 +1456,7 @@ bleu_lines_tok(const char *fname, int which, int rows, PyObject *const *args, Py
     PyObject *a[3], *hf = NULL, *rf = NULL, *res = NULL, *list = NULL;
     Py_ssize_t max_order, N, i, n;
     Py_ssize_t *sums = NULL;
+    ARENA_ON_STACK(arena);
     if (parse_args(fname, args, nargs, kwnames, names, 3, a) < 0)
         return NULL;
     max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
@@ -1356,10 +1486,13 @@ bleu_lines_tok(const char *fname, int which, int rows, PyObject *const *args, Py
     if (rows && (list = PyList_New(n)) == NULL)
         goto done;
     for (i = 0; i < n; i++) {
+        int rc;
         if (rows)
             memset(sums, 0, (size_t)(2 + 2 * N) * sizeof(Py_ssize_t));
-        if (bleu_add_segment(PySequence_Fast_GET_ITEM(hf, i), PySequence_Fast_GET_ITEM(rf, i),
-                             which, N, sums) < 0)
+        rc = bleu_add_segment(&arena, PySequence_Fast_GET_ITEM(hf, i),
+                              PySequence_Fast_GET_ITEM(rf, i), which, N, sums);
+        arena_reset(&arena);
+        if (rc < 0)
             goto done;
         if (rows) {
             PyObject *row = sums_tuple(sums, 2 + 2 * N);
@@ -1376,6 +1509,7 @@ bleu_lines_tok(const char *fname, int which, int rows, PyObject *const *args, Py
         res = sums_tuple(sums, 2 + 2 * N);
     }
 done:
+    arena_free(&arena);
     Py_XDECREF(list);
     PyMem_Free(sums);
     Py_XDECREF(rf);
@@ -1432,19 +1566,10 @@ typedef struct {
     SpanVec words;
 } ChrfSide;
 
-static void
-side_free(ChrfSide *s)
-{
-    PyMem_Free(s->buf);
-    PyMem_Free(s->chars);
-    PyMem_Free(s->words.v);
-    memset(s, 0, sizeof(*s));
-}
-
 /* SacreBLEU's chrF++ words: split(), then one ASCII punctuation mark off the
  * end, or else off the start, of a word longer than one character. */
 static int
-split_words_spans(const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
+split_words_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
 {
     Py_ssize_t i = 0;
     while (i < n) {
@@ -1458,14 +1583,14 @@ split_words_spans(const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
             i++;
         e = i;
         if (e - s > 1 && is_ascii_punct(b[e - 1])) {
-            if (spans_push(out, s, e - s - 1) < 0 || spans_push(out, e - 1, 1) < 0)
+            if (spans_push(a, out, s, e - s - 1) < 0 || spans_push(a, out, e - 1, 1) < 0)
                 return -1;
         }
         else if (e - s > 1 && is_ascii_punct(b[s])) {
-            if (spans_push(out, s, 1) < 0 || spans_push(out, s + 1, e - s - 1) < 0)
+            if (spans_push(a, out, s, 1) < 0 || spans_push(a, out, s + 1, e - s - 1) < 0)
                 return -1;
         }
-        else if (spans_push(out, s, e - s) < 0) {
+        else if (spans_push(a, out, s, e - s) < 0) {
             return -1;
         }
     }
@@ -1473,30 +1598,23 @@ split_words_spans(const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
 }
 
 static int
-side_init(ChrfSide *s, PyObject *str, int whitespace, int words)
+side_init(Arena *a, ChrfSide *s, PyObject *str, int whitespace, int words)
 {
     Py_ssize_t i, o = 0;
     memset(s, 0, sizeof(*s));
-    s->buf = to_ucs4(str, 0, &s->n);
-    if (s->buf == NULL)
+    s->n = PyUnicode_GET_LENGTH(str);
+    s->buf = to_ucs4(a, str, s->n, 0);
+    if (s->buf == NULL || (s->chars = ARENA_NEW(a, int32_t, s->n + 1)) == NULL)
         return -1;
-    s->chars = PyMem_New(int32_t, (size_t)s->n + 1);
-    if (s->chars == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
     for (i = 0; i < s->n; i++) {
         Py_UCS4 c = s->buf[i];
         if (whitespace || !Py_UNICODE_ISSPACE(c))
             s->chars[o++] = (int32_t)c;
     }
     s->nchars = o;
-    if (words && split_words_spans(s->buf, s->n, &s->words) < 0)
-        goto fail;
+    if (words && split_words_spans(a, s->buf, s->n, &s->words) < 0)
+        return -1;
     return 0;
-fail:
-    side_free(s);
-    return -1;
 }
 
 static int
@@ -1531,8 +1649,8 @@ py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObje
     Py_ssize_t *m = NULL;
     int32_t *hyp_wids = NULL, **ref_wids = NULL;
     Vocab voc;
-    int have_voc = 0, have_hyp = 0;
     (void)self;
+    ARENA_ON_STACK(arena);
 
     memset(&hyp, 0, sizeof(hyp));
     if (parse_args("chrf_ref_rows", args, nargs, kwnames, names, 5, a) < 0)
@@ -1568,32 +1686,25 @@ py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObje
         if (check_str(PySequence_Fast_GET_ITEM(rf, k), "a reference") < 0)
             goto done;
     maxo = char_order > word_order ? char_order : word_order;
-    m = PyMem_New(Py_ssize_t, (size_t)maxo + 1);
-    rs = PyMem_Calloc((size_t)nrefs, sizeof(ChrfSide));
-    ref_wids = PyMem_Calloc((size_t)nrefs, sizeof(int32_t *));
-    if (m == NULL || rs == NULL || ref_wids == NULL) {
-        PyErr_NoMemory();
+    if ((m = ARENA_NEW(&arena, Py_ssize_t, maxo + 1)) == NULL ||
+        (rs = ARENA_NEW(&arena, ChrfSide, nrefs)) == NULL ||
+        (ref_wids = ARENA_NEW(&arena, int32_t *, nrefs)) == NULL)
         goto done;
-    }
-    if (side_init(&hyp, a[0], whitespace, word_order > 0) < 0)
+    if (side_init(&arena, &hyp, a[0], whitespace, word_order > 0) < 0)
         goto done;
-    have_hyp = 1;
     for (k = 0; k < nrefs; k++)
-        if (side_init(&rs[k], PySequence_Fast_GET_ITEM(rf, k), whitespace, word_order > 0) < 0)
+        if (side_init(&arena, &rs[k], PySequence_Fast_GET_ITEM(rf, k), whitespace,
+                      word_order > 0) < 0)
             goto done;
     NW = 0;
     if (word_order > 0) {
         for (k = 0; k < nrefs; k++)
             NW += rs[k].words.n;
-        if (vocab_init(&voc, NW) < 0)
+        if (vocab_init(&voc, &arena, NW) < 0)
             goto done;
-        have_voc = 1;
         for (k = 0; k < nrefs; k++) {
-            ref_wids[k] = PyMem_New(int32_t, (size_t)rs[k].words.n + 1);
-            if (ref_wids[k] == NULL) {
-                PyErr_NoMemory();
+            if ((ref_wids[k] = ARENA_NEW(&arena, int32_t, rs[k].words.n + 1)) == NULL)
                 goto done;
-            }
             for (j = 0; j < rs[k].words.n; j++) {
                 TokView tv;
                 tv.data = rs[k].buf + rs[k].words.v[j].start;
@@ -1602,11 +1713,8 @@ py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObje
                 ref_wids[k][j] = vocab_id(&voc, &tv, 1);
             }
         }
-        hyp_wids = PyMem_New(int32_t, (size_t)hyp.words.n + 1);
-        if (hyp_wids == NULL) {
-            PyErr_NoMemory();
+        if ((hyp_wids = ARENA_NEW(&arena, int32_t, hyp.words.n + 1)) == NULL)
             goto done;
-        }
         for (j = 0; j < hyp.words.n; j++) {
             TokView tv;
             tv.data = hyp.buf + hyp.words.v[j].start;
@@ -1624,14 +1732,14 @@ py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObje
         if (row == NULL)
             goto fail;
         PyTuple_SET_ITEM(out, k, row);
-        if (clipped_matches(hyp.chars, hyp.nchars, rs[k].chars, &zero, &rs[k].nchars, 1,
-                            char_order, m, 0) < 0)
+        if (clipped_matches(&arena, hyp.chars, hyp.nchars, rs[k].chars, &zero, &rs[k].nchars,
+                            1, char_order, m, 0) < 0)
             goto fail;
         if (put_triplets(row, 0, hyp.nchars, rs[k].nchars, m, char_order) < 0)
             goto fail;
         if (word_order > 0) {
-            if (clipped_matches(hyp_wids, hyp.words.n, ref_wids[k], &zero, &rs[k].words.n, 1,
-                                word_order, m, voc.size) < 0)
+            if (clipped_matches(&arena, hyp_wids, hyp.words.n, ref_wids[k], &zero,
+                                &rs[k].words.n, 1, word_order, m, voc.size) < 0)
                 goto fail;
             if (put_triplets(row, 3 * char_order, hyp.words.n, rs[k].words.n, m, word_order) < 0)
                 goto fail;
@@ -1641,22 +1749,7 @@ py_chrf_ref_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObje
 fail:
     Py_CLEAR(out);
 done:
-    if (have_voc)
-        vocab_free(&voc);
-    if (have_hyp)
-        side_free(&hyp);
-    if (rs != NULL) {
-        for (k = 0; k < nrefs; k++)
-            side_free(&rs[k]);
-        PyMem_Free(rs);
-    }
-    if (ref_wids != NULL) {
-        for (k = 0; k < nrefs; k++)
-            PyMem_Free(ref_wids[k]);
-        PyMem_Free(ref_wids);
-    }
-    PyMem_Free(hyp_wids);
-    PyMem_Free(m);
+    arena_free(&arena);
     Py_XDECREF(rf);
     return out;
 }
@@ -1671,13 +1764,14 @@ py_split_words(PyObject *self, PyObject *line)
     (void)self;
     if (check_str(line, "line") < 0)
         return NULL;
-    buf = to_ucs4(line, 0, &n);
-    if (buf == NULL)
-        return NULL;
-    if (split_words_spans(buf, n, &spans) == 0)
-        res = spans_to_list(buf, &spans);
-    PyMem_Free(buf);
-    PyMem_Free(spans.v);
+    n = PyUnicode_GET_LENGTH(line);
+    {
+        ARENA_ON_STACK(arena);
+        buf = to_ucs4(&arena, line, n, 0);
+        if (buf != NULL && split_words_spans(&arena, buf, n, &spans) == 0)
+            res = spans_to_list(buf, &spans);
+        arena_free(&arena);
+    }
     return res;
 }
 

@@ -76,11 +76,6 @@ def _corpus(
     return the_scoring.result(total, nrefs)
 
 
-def _sentence(name: str, the_scoring: Scoring, hypothesis: str, references: Sequence[str]) -> Score:
-    check_sentence(f"{name}: ", hypothesis, references)
-    return the_scoring.sentence(hypothesis, references)
-
-
 @lru_cache(maxsize=64)
 def _bleu(
     smooth_method: str,
@@ -151,7 +146,8 @@ def sentence_bleu(
     the_scoring = _bleu(
         smooth_method, smooth_value, lowercase, tokenize, use_effective_order, max_ngram_order
     )
-    return _sentence("sentence_bleu", the_scoring, hypothesis, references)  # type: ignore[return-value]
+    check_sentence("sentence_bleu: ", hypothesis, references)
+    return the_scoring.sentence(hypothesis, references)  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=64)
@@ -193,7 +189,8 @@ def sentence_chrf(
 ) -> CHRFScore:
     """chrF of one hypothesis, as ``sacrebleu.sentence_chrf``."""
     the_scoring = _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing)
-    return _sentence("sentence_chrf", the_scoring, hypothesis, references)  # type: ignore[return-value]
+    check_sentence("sentence_chrf: ", hypothesis, references)
+    return the_scoring.sentence(hypothesis, references)  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=64)
@@ -230,7 +227,8 @@ def sentence_ter(
 ) -> TERScore:
     """TER of one hypothesis, as ``sacrebleu.sentence_ter``."""
     the_scoring = _ter(normalized, no_punct, asian_support, case_sensitive)
-    return _sentence("sentence_ter", the_scoring, hypothesis, references)  # type: ignore[return-value]
+    check_sentence("sentence_ter: ", hypothesis, references)
+    return the_scoring.sentence(hypothesis, references)  # type: ignore[return-value]
 
 
 # Each metric's sentence function, whose keywords a batch takes, and the

@@ -58,7 +58,10 @@ def check_hypotheses(prefix: str, hypotheses: Any) -> None:
 def check_sentence(prefix: str, hypothesis: Any, references: Any) -> None:
     if not isinstance(hypothesis, str):
         raise TypeError(f"{prefix}The argument `hyp` should be a string.")
-    if not is_sequence(references):
+    # A list or tuple first: the ABC check costs more than a short sentence's
+    # scoring arithmetic.
+    if type(references) not in (list, tuple) and not is_sequence(references):
         raise TypeError(f"{prefix}The argument `refs` should be a sequence of strings.")
-    if not all(isinstance(ref, str) for ref in references):
-        raise TypeError(f"{prefix}Each element of `refs` should be a string.")
+    for ref in references:
+        if not isinstance(ref, str):
+            raise TypeError(f"{prefix}Each element of `refs` should be a string.")

@@ -540,6 +540,8 @@ def with_orders(row: Row, settings: Settings) -> BleuScore:
 
 def score(row: Sequence[Any], settings: Settings) -> BleuScore:
     """Corpus BLEU of summed statistics."""
+    if not settings.orders:
+        return bleu_of_row(tuple(row), settings)
     return with_orders(tuple(row), settings)
 
 
@@ -571,8 +573,10 @@ def score_object(bleu: BleuScore, settings: Settings) -> BLEUScore:
     """
     order = settings.max_order
     row = bleu.row
+    if settings.smooth_method != "add-k":
+        return BLEUScore.of_stats(bleu.score, list(bleu.precisions), bleu.bp, tuple(row), "")
     counts, totals = list(row[2 : 2 + order]), list(row[2 + order :])
-    if settings.smooth_method == "add-k" and any(counts):
+    if any(counts):
         k = settings.effective_smooth_value
         for n in range(1, order):
             if totals[n - 1] == 0:

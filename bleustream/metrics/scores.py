@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Callable
 
 # Short names of the fields every signature may hold (SacreBLEU's
 # ``Signature._abbr``); each metric module adds its own (``SIGNATURE_SHORT``).
@@ -148,13 +148,41 @@ class Score:
     __str__ = __repr__
 
 
+class _FromStats:
+    """An attribute read off ``stats`` when first asked for, then kept.
+
+    A non-data descriptor: the value goes into the instance's ``__dict__``,
+    so reading it again is a plain attribute, and it can be set like any
+    other.  A training loop scoring a sentence per sample reads ``score``
+    and seldom these.
+    """
+
+    def __init__(self, read: Callable[[BLEUScore], Any]) -> None:
+        self.read = read
+        self.name = read.__name__
+
+    def __get__(self, obj: BLEUScore | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.read(obj)
+        return value
+
+
 class BLEUScore(Score):
     """A BLEU score with its parts, as SacreBLEU's ``BLEUScore``.
 
     ``counts`` and ``totals`` are the matching and hypothesis n-grams per
     order (with ``add-k`` smoothing, the ``k`` added to orders above the
     first, as SacreBLEU reports them), ``precisions`` percentages.
+
+    ``of_stats`` makes one from its statistics without SacreBLEU's seven
+    arguments: ``counts``, ``totals``, ``sys_len``, ``ref_len`` and
+    ``ratio`` are then read off ``stats`` when first used.
     """
+
+    name = "BLEU"
+    _mean = -1.0
+    _ci = -1.0
 
     def __init__(
         self,
@@ -174,6 +202,45 @@ class BLEUScore(Score):
         self.ref_len = ref_len
         self.precisions = precisions
         self.ratio = sys_len / ref_len if ref_len else 0
+
+    @classmethod
+    def of_stats(
+        cls,
+        score: float,
+        precisions: list[float],
+        bp: float,
+        stats: tuple[Any, ...],
+        signature: str,
+    ) -> BLEUScore:
+        """The score of statistics ``(sys_len, ref_len, *counts, *totals)``
+        (no add-k: its counts are not the statistics)."""
+        self = object.__new__(cls)
+        self.score = score
+        self.precisions = precisions
+        self.bp = bp
+        self.stats = stats
+        self.signature = signature
+        return self
+
+    @_FromStats
+    def counts(self) -> list[Any]:
+        return list(self.stats[2 : 2 + len(self.precisions)])
+
+    @_FromStats
+    def totals(self) -> list[Any]:
+        return list(self.stats[2 + len(self.precisions) :])
+
+    @_FromStats
+    def sys_len(self) -> int:
+        return int(self.stats[0])
+
+    @_FromStats
+    def ref_len(self) -> int:
+        return int(self.stats[1])
+
+    @_FromStats
+    def ratio(self) -> float:
+        return self.sys_len / self.ref_len if self.ref_len else 0
 
     # Made when read, not for every sentence scored.
     @property

@@ -328,6 +328,34 @@ def test_score_object_has_sacrebleus_attribute_names() -> None:
     assert (chrf.char_order, chrf.word_order, chrf.beta) == (6, 2, 2)
 
 
+SENTENCE_CASES = [
+    ("the cat sat on the mat", ["the cat sat on a mat"]),
+    ("a dog", ["the dog", "a dog ran"]),
+    ("", ["not empty"]),
+    ("no match at all", ["zzz"]),
+]
+
+
+@pytest.mark.parametrize("smooth", ["exp", "floor", "add-k", "none"])
+def test_sentence_score_attributes_are_sacrebleus(smooth: str) -> None:
+    names = ("score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len", "ratio")
+    for hyp, refs in SENTENCE_CASES:
+        ours = bleustream.sentence_bleu(hyp, refs, smooth_method=smooth)
+        theirs = sacrebleu.sentence_bleu(hyp, refs, smooth_method=smooth)
+        for name in names:
+            value = getattr(ours, name)
+            assert value == getattr(theirs, name), (hyp, name)
+            assert type(value) is type(getattr(theirs, name)), (hyp, name)
+        assert str(ours) == str(theirs)
+
+
+def test_a_sentence_scores_attributes_can_be_set() -> None:
+    score = bleustream.sentence_bleu("the cat sat", ["the cat sat down"])
+    score.counts = [9, 9, 9, 9]
+    score.ratio = 2.0
+    assert (score.counts, score.ratio) == ([9, 9, 9, 9], 2.0)
+
+
 # ----------------------------------------------------------------------------
 # spec(), Scorer and Totals
 # ----------------------------------------------------------------------------

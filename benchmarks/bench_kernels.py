@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from childenv import child_environment
 from realdata import DEFAULT_SET, add_data_argument, read_lines, read_manifest
 
 PURE = {"BLEUSTREAM_PUREPYTHON": "1"}
@@ -64,9 +65,8 @@ print(f"{100 * result['bleu']:.6f}")
 
 
 def env_with(extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "BLEUSTREAM_PUREPYTHON"}
-    env.update(extra)
-    return env
+    """Each command says which kernels it wants."""
+    return child_environment(extra, dropped=("BLEUSTREAM_PUREPYTHON",))
 
 
 def timed(cmd: Sequence[str], extra_env: dict[str, str], cwd: Path) -> tuple[str, float, float]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from childenv import child_environment
 from realdata import DEFAULT_SET, add_data_argument, read_lines, read_manifest
 
 EXIT_OK = 0
@@ -263,6 +264,7 @@ def run_once(command: Command, cwd: Path) -> Run:
             stdout=out_fh if command.keep_output else subprocess.DEVNULL,
             stderr=err_fh,
             check=False,
+            env=child_environment(),
         )
         err_fh.seek(0)
         stderr = err_fh.read().decode("utf-8", "replace").strip()

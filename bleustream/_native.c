@@ -1776,6 +1776,51 @@ py_split_words(PyObject *self, PyObject *line)
 }
 
 /* ------------------------------------------------------------------ */
+/* newlines: where the blocks of -j start                              */
+/* ------------------------------------------------------------------ */
+
+/* past_newlines(buffer, pos, count) -> (offset, found): blocks.past_newlines */
+static PyObject *
+py_past_newlines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t pos, count, found = 0;
+    const char *base, *p, *end;
+    PyObject *res;
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "past_newlines() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    pos = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+    if (pos == -1 && PyErr_Occurred())
+        return NULL;
+    count = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
+    if (count == -1 && PyErr_Occurred())
+        return NULL;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (pos < 0 || pos > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "pos is outside the buffer");
+        return NULL;
+    }
+    base = (const char *)view.buf;
+    p = base + pos;
+    end = base + view.len;
+    while (found < count && p < end) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (q == NULL)
+            break;
+        p = q + 1;
+        found++;
+    }
+    res = Py_BuildValue("(nn)", (Py_ssize_t)(p - base), found);
+    PyBuffer_Release(&view);
+    return res;
+}
+
+/* ------------------------------------------------------------------ */
 /* module                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1809,6 +1854,8 @@ static PyMethodDef native_methods[] = {
      "reference: chrF's (hyp, ref, match) triplets, characters then words."},
     {"split_words", (PyCFunction)py_split_words, METH_O,
      "split_words(line) -> list[str]: chrf.split_words."},
+    {"past_newlines", (PyCFunction)(void (*)(void))py_past_newlines, METH_FASTCALL,
+     "past_newlines(buffer, pos, count) -> (offset, found): blocks.past_newlines."},
     {"ter_edits", (PyCFunction)(void (*)(void))bs_ter_edits, METH_FASTCALL,
      "ter_edits(words_hyp, ref[, max_exact_cells]) -> int: tercom.translation_edit_rate."},
     {NULL, NULL, 0, NULL},

@@ -54,6 +54,9 @@ def chrf_ref_rows(
 def split_words(line: str) -> list[str]:
     """bleustream.(metrics.)chrf.split_words"""
 
+def past_newlines(buffer: bytes, pos: int, count: int, /) -> tuple[int, int]:
+    """blocks.past_newlines."""
+
 def ter_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
     """bleustream.(metrics.)tercom.translation_edit_rate (max_exact_cells: its
     MAX_EXACT_CELLS, 1 << 24 unless given)"""

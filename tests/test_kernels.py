@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 import bleustream
 from bleustream import kernels
 from bleustream.metrics import bleu, chrf, ngrams
+from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 from tests.adversarial import Adversary
 from tests.conftest import RealSet, read_refs, read_segments
@@ -533,6 +534,35 @@ def test_chrf_rows_on_any_text(
 def test_chrf_rows_with_many_repeats(hyp: str, refs: list[str], chars: int, words: int) -> None:
     the_settings = chrf.Settings(char_order=chars, word_order=words)
     assert _compare_counts(_chrf_counts(the_settings), [hyp], [refs]) == 1
+
+
+@given(
+    st.binary(max_size=200).map(lambda b: b.replace(b"x", b"\n")),
+    st.integers(0, 220),
+    st.integers(-2, 60),
+)
+def test_newlines_are_found_as_the_pure_code(buffer: bytes, pos: int, count: int) -> None:
+    assert N is not None
+    pos = min(pos, len(buffer))
+    ours = N.past_newlines(buffer, pos, count)
+    assert ours == blocks.past_newlines_reference(buffer, pos, count)
+    assert ours == N.past_newlines(bytearray(buffer), pos, count)
+
+
+def test_newlines_on_a_large_buffer_and_bad_arguments() -> None:
+    assert N is not None
+    rng = random.Random(5)
+    buffer = b"".join(b"x" * rng.randrange(0, 300) + b"\n" for _ in range(5000)) + b"tail"
+    for pos, count in ((0, 4999), (0, 5000), (0, 5001), (17, 2500), (len(buffer), 3)):
+        assert N.past_newlines(buffer, pos, count) == blocks.past_newlines_reference(
+            buffer, pos, count
+        )
+    for args in ((buffer, -1, 1), (buffer, len(buffer) + 1, 1)):
+        with pytest.raises(ValueError):
+            N.past_newlines(*args)
+    for bad in (("text", 0, 1), (buffer, "0", 1), (buffer, 0)):
+        with pytest.raises(TypeError):
+            N.past_newlines(*bad)
 
 
 # -- the choice of kernels ----------------------------------------------------

@@ -21,9 +21,10 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from bleustream.errors import ReadError
+from bleustream.kernels import native
 
 BLOCK_LINES = 8192  # lines of every file in a block
 READ_SIZE = 1 << 20  # bytes read at a time
@@ -100,7 +101,6 @@ class _LineEnds:
         self._stream = stream
         self._buffer = b""
         self._base = 0  # the offset of the buffer's first byte
-        self._newlines = 0  # in the buffer, after ``offset``
         self.offset = 0  # the offset of the next line's start
         self.lines = 0  # lines passed
 
@@ -109,18 +109,12 @@ class _LineEnds:
         passed, fewer only at the end of the stream."""
         wanted = self.lines + lines
         while self.lines < wanted:
-            buffer, pos = self._buffer, self.offset - self._base
-            more = wanted - self.lines
-            if self._newlines >= more:
-                self.offset = self._base + _past_newlines(buffer, pos, more, self._newlines)
-                self._newlines -= more
-                self.lines = wanted
+            buffer = self._buffer
+            pos, found = past_newlines(buffer, self.offset - self._base, wanted - self.lines)
+            self.offset = self._base + pos
+            self.lines += found
+            if self.lines == wanted:
                 break
-            if self._newlines:
-                pos = buffer.rindex(b"\n") + 1
-                self.offset = self._base + pos
-                self.lines += self._newlines
-                self._newlines = 0
             data = self._read()
             if not data:
                 if pos < len(buffer):  # a last line without a newline
@@ -129,7 +123,6 @@ class _LineEnds:
                 break
             self._buffer = buffer[pos:] + data
             self._base += pos
-            self._newlines = data.count(b"\n")
         return lines - (wanted - self.lines)
 
     def _read(self) -> bytes:
@@ -141,22 +134,34 @@ class _LineEnds:
             ) from None
 
 
-def _past_newlines(buffer: bytes, pos: int, count: int, newlines: int) -> int:
-    """The offset just past the ``count``-th newline after ``pos``, of the
-    ``newlines`` there are (at least ``count``).
+def past_newlines_reference(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
+    """The offset just past the ``count``-th newline at or after ``pos``,
+    and ``count``; where the buffer has fewer, the offset just past the last
+    of them (``pos`` if none) and how many there are.
 
-    It starts from a guess at the mean line length, and goes newline by
-    newline from there: a few steps, instead of ``count``.
+    It counts the newlines, then starts from a guess at the mean line
+    length and goes newline by newline from there: a few steps, instead of
+    ``count``.
     """
+    newlines = buffer.count(b"\n", pos) if count > 0 else 0
+    if newlines < count or count <= 0:
+        return (buffer.rindex(b"\n", pos) + 1 if newlines else pos), newlines
     end = pos + (len(buffer) - pos) * count // newlines
     found = buffer.count(b"\n", pos, end)
     if found < count:
         for _ in range(count - found):
             end = buffer.index(b"\n", end) + 1
-        return end
+        return end, count
     for _ in range(found - count):
         end = buffer.rindex(b"\n", pos, end)
-    return buffer.rindex(b"\n", pos, end) + 1
+    return buffer.rindex(b"\n", pos, end) + 1, count
+
+
+# The compiled twin (bleustream.kernels) goes newline by newline with memchr,
+# at memory speed; the parent of -j reads every byte of the input through it.
+past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
+    past_newlines_reference if native is None else native.past_newlines
+)
 
 
 def line_blocks(

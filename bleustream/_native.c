@@ -131,7 +131,9 @@ pow2_at_least(Py_ssize_t n)
  * Built with AddressSanitizer, every allocation is its own heap block of
  * exactly the size asked for, so the sanitizer sees each one's bounds.
  */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BLEUSTREAM_ARENA_BUMP)
+/* the bump allocator even so: tools/asan.sh runs it under the sanitizer too */
+#elif defined(__SANITIZE_ADDRESS__)
 #define ARENA_CHECKED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -651,10 +653,10 @@ is_zh(Py_UCS4 c)
 }
 
 enum { C_OTHER = 0, C_DIGIT = 1, C_PUNCT = 2, C_DASH = 3 };
-#define C_SPACE 8 /* a flag beside the class: str.isspace() */
+#define C_BREAK 4 /* rule 1's class, or a zh character: spaces go around it */
+#define C_SPACE 8 /* str.isspace() */
 
-/* per ASCII character: its class (bits 0-1), in the rule-1 class (bit 2),
- * whitespace (bit 3) */
+/* per ASCII character: its class (bits 0-1), C_BREAK and C_SPACE */
 static unsigned char ascii_tab[128];
 static int ascii_tab_done = 0;
 
@@ -667,7 +669,7 @@ init_ascii_tab(void)
     if (ascii_tab_done)
         return;
     for (c = 0; c < 128; c++)
-        ascii_tab[c] = (unsigned char)(cls_of(c) | (is_rule1(c) ? 4 : 0) |
+        ascii_tab[c] = (unsigned char)(cls_of(c) | (is_rule1(c) ? C_BREAK : 0) |
                                        (Py_UNICODE_ISSPACE(c) ? C_SPACE : 0));
     ascii_tab_done = 1;
 }
@@ -686,9 +688,11 @@ cls_of(Py_UCS4 c)
 
 /*
  * The string a rule pass sees is the buffer's characters with runs of
- * inserted spaces between them: g[i] != 0 means at least one space stands
- * before character i (g[n]: after the last).  More than one space in a run
- * changes nothing any rule tests, so a run acts as one space element.
+ * inserted spaces between them.  A space stands before character i (i = n:
+ * after the last) when rule 1 or zh put one around character i - 1 or i
+ * (C_BREAK in cl, whose cells -1 and n are 0), or an earlier rule pass put
+ * one there (x[i]): GAP(i).  More than one space in a run changes nothing
+ * any rule tests, so a run acts as one space element.
  *
  * Rules 2-4 as re.sub applies them, left to right, each match consuming
  * both of its elements:
@@ -699,35 +703,41 @@ cls_of(Py_UCS4 c)
  * its neighbouring elements and on whether the match at the character just
  * before consumed it.  A match puts a space before and after the [.,] or
  * '-' (for rule 3 the space after it stands before the next element).  A
- * pass reads g and writes ng, which starts as a copy of g.
+ * pass reads the spaces as they were before it: its matches go to `hits`,
+ * and are added to x after it.
  */
+#define GAP(cl, x, i) ((x)[i] || (((cl)[(i) - 1] | (cl)[i]) & C_BREAK))
+
 static void
-rule_pass(int rule, const unsigned char *cl, const unsigned char *g, unsigned char *ng,
-          Py_ssize_t n, const Py_ssize_t *at, Py_ssize_t nat)
+rule_pass(int rule, const unsigned char *cl, unsigned char *x, Py_ssize_t n,
+          const Py_ssize_t *at, Py_ssize_t nat, Py_ssize_t *hits)
 {
-    Py_ssize_t k, last = -2; /* the character the previous match was at */
+    Py_ssize_t k, nhits = 0, last = -2; /* the character the previous match was at */
     for (k = 0; k < nat; k++) {
         Py_ssize_t p = at[k];
         int match;
         if (rule == 2) {
             /* the element before: a space (never consumed), or character
              * p - 1, consumed if it is a [.,] that matched (at p - 1) */
-            match = g[p] || (p > 0 && (cl[p - 1] & 3) != C_DIGIT && last != p - 1);
+            match = GAP(cl, x, p) || (p > 0 && (cl[p - 1] & 3) != C_DIGIT && last != p - 1);
         }
         else if (rule == 3) {
             /* consumed: the second element of a match at p - 1 */
-            int consumed = !g[p] && last == p - 1;
-            match = !consumed && (g[p + 1] || (p + 1 < n && (cl[p + 1] & 3) != C_DIGIT));
+            int consumed = !GAP(cl, x, p) && last == p - 1;
+            match = !consumed && (GAP(cl, x, p + 1) || (p + 1 < n && (cl[p + 1] & 3) != C_DIGIT));
         }
         else {
             /* a digit is never consumed by rule 4 (its second element is '-') */
-            match = !g[p] && p > 0 && (cl[p - 1] & 3) == C_DIGIT;
+            match = !GAP(cl, x, p) && p > 0 && (cl[p - 1] & 3) == C_DIGIT;
         }
         if (match) {
-            ng[p] = 1;
-            ng[p + 1] = 1;
+            hits[nhits++] = p;
             last = p;
         }
+    }
+    for (k = 0; k < nhits; k++) {
+        x[hits[k]] = 1;
+        x[hits[k] + 1] = 1;
     }
 }
 
@@ -747,8 +757,8 @@ rule_pass(int rule, const unsigned char *cl, const unsigned char *g, unsigned ch
 static int
 mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
 {
-    unsigned char *g = NULL, *ng, *cl;
-    Py_ssize_t i, start, *punct = NULL, *dash, npunct = 0, ndash = 0;
+    unsigned char *x = NULL, *cl;
+    Py_ssize_t i, start, *punct = NULL, *dash, *hits, npunct = 0, ndash = 0;
     int any_digit = 0, rc = -1;
     ArenaMark mark;
 
@@ -759,60 +769,49 @@ mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
     if (spans_reserve(a, out, n + 1) < 0)
         return -1;
     mark = arena_mark(a);
-    if ((g = ARENA_NEW(a, unsigned char, 3 * n + 3)) == NULL ||
-        (punct = ARENA_NEW(a, Py_ssize_t, 2 * n + 2)) == NULL)
+    if ((x = ARENA_NEW(a, unsigned char, 2 * n + 3)) == NULL ||
+        (punct = ARENA_NEW(a, Py_ssize_t, 3 * n + 3)) == NULL)
         goto done;
     dash = punct + n + 1;
-    ng = g + (n + 1);
-    cl = ng + (n + 1);
-    memset(g, 0, (size_t)n + 1);
+    hits = dash + n + 1;
+    cl = x + (n + 2); /* cl[-1] .. cl[n] */
+    memset(x, 0, 2 * (size_t)n + 3);
     for (i = 0; i < n; i++) {
         Py_UCS4 c = b[i];
-        int k;
+        unsigned char k;
         if (c < 128) {
-            unsigned char a = ascii_tab[c];
-            k = a & 3;
-            if (a & 4) {
-                g[i] = 1;
-                g[i + 1] = 1;
+            k = ascii_tab[c];
+            if (k & 3) {
+                if ((k & 3) == C_PUNCT)
+                    punct[npunct++] = i;
+                else if ((k & 3) == C_DASH)
+                    dash[ndash++] = i;
+                else
+                    any_digit = 1;
             }
-            if (k == C_PUNCT)
-                punct[npunct++] = i;
-            else if (k == C_DASH)
-                dash[ndash++] = i;
-            else if (k == C_DIGIT)
-                any_digit = 1;
-            cl[i] = (unsigned char)(a & (3 | C_SPACE));
         }
         else {
-            if (zh && is_zh(c)) {
-                g[i] = 1;
-                g[i + 1] = 1;
-            }
-            cl[i] = Py_UNICODE_ISSPACE(c) ? C_OTHER | C_SPACE : C_OTHER;
+            k = (unsigned char)(((zh && is_zh(c)) ? C_BREAK : 0) |
+                                (Py_UNICODE_ISSPACE(c) ? C_SPACE : 0));
         }
+        cl[i] = k;
     }
     if (npunct) {
-        memcpy(ng, g, (size_t)n + 1);
-        rule_pass(2, cl, g, ng, n, punct, npunct);
-        memcpy(g, ng, (size_t)n + 1);
-        rule_pass(3, cl, g, ng, n, punct, npunct);
-        memcpy(g, ng, (size_t)n + 1);
+        rule_pass(2, cl, x, n, punct, npunct, hits);
+        rule_pass(3, cl, x, n, punct, npunct, hits);
     }
-    if (ndash && any_digit) {
-        memcpy(ng, g, (size_t)n + 1);
-        rule_pass(4, cl, g, ng, n, dash, ndash);
-        memcpy(g, ng, (size_t)n + 1);
-    }
+    if (ndash && any_digit)
+        rule_pass(4, cl, x, n, dash, ndash, hits);
     start = -1;
     for (i = 0; i < n; i++) {
-        if (cl[i] & C_SPACE) {
+        unsigned char k = cl[i];
+        if (k & C_SPACE) {
             if (start >= 0)
                 SPAN_PUT(out, start, i - start);
             start = -1;
             continue;
         }
-        if (g[i] && start >= 0) {
+        if (start >= 0 && (x[i] || ((cl[i - 1] | k) & C_BREAK))) {
             SPAN_PUT(out, start, i - start);
             start = -1;
         }

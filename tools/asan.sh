@@ -7,6 +7,10 @@
 #   tools/asan.sh [all|tests|fuzz] [ITERATIONS_PER_PROCESS [PROCESSES]]
 #
 # Defaults: all, 500000 iterations in each of 2 processes (10^6 inputs).
+# Built with the sanitizer, the kernels' scratch arena gives every
+# allocation its own heap block, so that each one's bounds are checked;
+# ASAN_ARENA=bump keeps the bump allocator instead, to run that under the
+# sanitizer as well.
 # Any sanitizer report aborts its process, and the script fails.  The work
 # directory (ASAN_WORK, default a new temporary one) keeps the build and the
 # logs.  Needs gcc or clang with the sanitizer runtimes.
@@ -19,6 +23,8 @@ WORK=${ASAN_WORK:-$(mktemp -d -t bleustream-asan.XXXXXX)}
 TREE=$WORK/bleustream
 PYTHON=${PYTHON:-python3}
 CC=${CC:-gcc}
+ARENA_FLAG=""
+[ "${ASAN_ARENA:-checked}" = bump ] && ARENA_FLAG=" -DBLEUSTREAM_ARENA_BUMP"
 
 echo "asan: building in $TREE"
 rm -rf "$TREE"
@@ -30,7 +36,7 @@ if [ -d "$ROOT/../shared" ] && [ ! -e "$WORK/shared" ]; then
     ln -s "$(cd "$ROOT/../shared" && pwd)" "$WORK/shared"
 fi
 (cd "$TREE" &&
-    CC=$CC CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1" \
+    CC=$CC CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1${ARENA_FLAG}" \
         LDFLAGS="-fsanitize=address,undefined" \
         "$PYTHON" setup.py -q build_ext --inplace >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from bleustream import kernels
 from bleustream.metrics import chrf, ngrams, tercom
+from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 
 N = kernels.native
@@ -194,6 +195,12 @@ def main(argv: list[str]) -> int:
         ter_ref = tercom.prepare_reference(ter_ref_words)
         cells = 0 if it % 4 == 1 else tercom.MAX_EXACT_CELLS  # the beam DP alone, now and then
         got_ter = N.ter_edits(ter_hyp, ter_ref, cells)
+        # The -j parent's newline search, on the texts' bytes.
+        data = "\n".join(refs).encode("utf-8", "surrogatepass")
+        pos, count = rng.randint(0, len(data)), rng.randint(-1, 8)
+        assert N.past_newlines(data, pos, count) == blocks.past_newlines_reference(
+            data, pos, count
+        ), (data, pos, count)
         if compare or (it % 4 == 1 and it % every == 1):
             want = pure_edits(ter_hyp, ter_ref, cells)
             assert got_ter == want, (ter_hyp, ter_ref_words, cells)

@@ -44,10 +44,12 @@ def main(argv: list[str]) -> int:
     bad = ngrams.RefNgrams((1,), ([1],), None)  # type: ignore[list-item]
     ter_ref = tercom.prepare_reference(ref_tokens)
     ter_long = tercom.prepare_reference(ref_tokens * 8)  # 144 words: 3 blocks of 64 bits
+    lines_bytes = "\n".join([hyp, ref] * 30).encode("utf-8")
     ter_hyp = [*hyp_tokens[3:], *hyp_tokens[:3]]
     ter_bad = tercom.Reference({"Die": 0}, (1,))
     inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]
     inputs += [ter_ref, ter_ref.vocab, ter_ref.ids, ter_long, ter_hyp, ter_bad]
+    inputs.append(lines_bytes)
 
     errors: list[Callable[[], Any]] = [
         lambda: N.hyp_row(["a", 1], one, 4),
@@ -63,6 +65,8 @@ def main(argv: list[str]) -> int:
         lambda: N.ter_edits(ter_hyp, ter_bad),
         lambda: N.ter_edits(ter_hyp, one),
         lambda: N.ter_edits(ter_hyp, ter_ref, "x"),
+        lambda: N.past_newlines("text", 0, 1),
+        lambda: N.past_newlines(lines_bytes, -1, 1),
     ]
 
     def error_paths() -> None:
@@ -85,6 +89,7 @@ def main(argv: list[str]) -> int:
         "ter_edits": (lambda: N.ter_edits(ter_hyp, ter_ref), 1),
         "ter_edits, beam DP only": (lambda: N.ter_edits(ter_hyp, ter_ref, 0), 1),
         "ter_edits, 144 words": (lambda: N.ter_edits(ter_hyp * 8, ter_long), 1),
+        "past_newlines": (lambda: N.past_newlines(lines_bytes, 3, 40), 1),
         "error paths": (error_paths, len(errors)),
     }
     per_case = total // sum(weight for _, weight in cases.values())

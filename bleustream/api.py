@@ -297,8 +297,7 @@ def sentence_scores(
     gc.disable()
     try:
         rows = the_scoring.rows(hypotheses, list(zip(*streams))) if streams else []
-        result = the_scoring.result
-        return [result(row, nrefs) for row in rows]
+        return the_scoring.spec.score_objects(rows, the_scoring.signature(nrefs))
     finally:
         if collecting:
             gc.enable()

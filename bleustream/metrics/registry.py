@@ -7,7 +7,7 @@ metric is adding its module and one entry here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -75,6 +75,19 @@ class Spec:
         result.stats = tuple(row)
         result.signature = signature
         return result
+
+    def score_objects(self, rows: Iterable[Sequence[Any]], signature: str = "") -> list[Score]:
+        """``score_object`` of each row, with one signature: a batch of
+        sentence scores, the lookups made once."""
+        metric, settings = self.metric, self.settings
+        score, make = metric.score, metric.score_object
+        results = []
+        for row in rows:
+            result = make(score(row, settings), settings)
+            result.stats = tuple(row)
+            result.signature = signature
+            results.append(result)
+        return results
 
     def __reduce__(self) -> tuple[Any, tuple[str, Any]]:
         # A module does not pickle; its registry name does, so a Spec

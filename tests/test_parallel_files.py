@@ -117,10 +117,12 @@ def edit(directory: Path, name: str, new: str, line: int, text: bytes | None) ->
 
 
 def same_as_one_job(
-    directory: Path, *args: str, jobs: int = 2
+    directory: Path, *args: str, jobs: int = 2, stdin: Path | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """``same_with_jobs`` with small blocks, read a few bytes at a time."""
-    return same_with_jobs(directory, *args, jobs=jobs, command=WRAPPED, env=SMALL_BLOCKS)
+    return same_with_jobs(
+        directory, *args, jobs=jobs, stdin=stdin, command=WRAPPED, env=SMALL_BLOCKS
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -221,10 +223,13 @@ class _Here:
         (("ref.1.gz",), ("hyp",), {}, False),
         (("ref.1",), ("-",), {}, False),
         (("ref.1",), ("hyp",), {"input_format": "keyed"}, False),
+        ((), ("-",), {}, True),
+        ((), ("-",), {"skip_bad_lines": True}, False),
     ],
     ids=[
         "references", "systems", "paste", "pasted-systems", "skip-bad-lines",
-        "systems-skip-bad-lines", "gzip", "stdin", "log",
+        "systems-skip-bad-lines", "gzip", "stdin", "log", "paste-stdin",
+        "paste-stdin-skip-bad-lines",
     ],
 )  # fmt: skip
 def test_which_runs_read_in_blocks(
@@ -315,6 +320,56 @@ def test_names_of_descriptors(corpus: Path) -> None:
     assert runs[1].stderr == runs[0].stderr == b""
     assert runs[1].stdout == runs[0].stdout == one.stdout
     assert runs[1].returncode == runs[0].returncode == 0
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "tsv", "stats"])
+def test_paste_lines_on_standard_input(corpus: Path, fmt: str) -> None:
+    """The main process reads standard input and sends its blocks' bytes."""
+    one = same_as_one_job(corpus, "-f", fmt, "-m", "bleu", "chrf", stdin=corpus / "paste")
+    assert one.returncode == 0
+    files = same_as_one_job(corpus, "-i", "paste", "-f", fmt, "-m", "bleu", "chrf")
+    assert one.stdout == files.stdout
+
+
+@pytest.mark.parametrize(
+    "line, text, message",
+    [
+        (113, b"hyp\tref", "<stdin>:113: expected 3 tab-separated fields as on the first line, "
+                           "found 2"),
+        (150, b"a\t\xff\tc", "<stdin>:150: invalid UTF-8 (byte 0xff at column 3)"),
+        (1, b"one field", "<stdin>:1: expected hypothesis<TAB>reference[<TAB>reference...], "
+                          "found no tab (give reference files as operands to read hypotheses "
+                          "alone)"),
+    ],
+    ids=["fields-at-a-block-start", "bad-byte-mid-block", "bad-first-line"],
+)  # fmt: skip
+def test_bad_paste_lines_on_standard_input(
+    corpus: Path, line: int, text: bytes, message: str
+) -> None:
+    bad = edit(corpus, "paste", "paste.stdin.bad", line, text)
+    one = same_as_one_job(corpus, "-f", "tsv", stdin=corpus / bad)
+    assert one.returncode == 65
+    assert one.stderr.decode() == f"bleustream: {message}\n"
+
+
+def test_paste_lines_through_a_pipe(corpus: Path) -> None:
+    """A pipe gives its bytes as they come, not in whole lines."""
+    data = (corpus / "paste").read_bytes()
+    runs = [
+        subprocess.run(
+            [*WRAPPED, "-j", str(jobs), "-f", "jsonl"],
+            input=data,
+            capture_output=True,
+            cwd=corpus,
+            env={**os.environ, **SMALL_BLOCKS},
+            timeout=TIMEOUT,
+            check=False,
+        )
+        for jobs in (1, 2)
+    ]
+    assert runs[0].returncode == runs[1].returncode == 0, runs[1].stderr
+    assert runs[1].stdout == runs[0].stdout
+    assert runs[1].stderr == runs[0].stderr == b""
 
 
 def test_empty_files(corpus: Path) -> None:

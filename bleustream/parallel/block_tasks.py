@@ -10,6 +10,7 @@ statistics, the bad lines it skipped and the error that ended it.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -27,7 +28,14 @@ from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, p
 from bleustream.inputs.logs import LOG_FORMATS
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Summed, add_summed
-from bleustream.parallel.blocks import Block, identity_of, line_blocks, open_span, same_files
+from bleustream.parallel.blocks import (
+    Block,
+    data_blocks,
+    identity_of,
+    line_blocks,
+    open_span,
+    same_files,
+)
 
 if TYPE_CHECKING:  # imported when a run has workers: multiprocessing is slow to import
     from bleustream.parallel.pool import ParallelCounter
@@ -77,6 +85,8 @@ def block_tasks(
     """
     if options.input_format in LOG_FORMATS or (options.skip_bad_lines and len(options.inputs) > 1):
         return None
+    if _stdin_paste(options):
+        return _stdin_tasks(options, sources[0])
     paths = [*options.inputs, *options.refs]
     found = [identity_of(path, source.stream) for path, source in zip(paths, sources)]
     identities = [identity for identity in found if identity is not None]
@@ -87,6 +97,49 @@ def block_tasks(
         BlockTask(options, block, nfields if block.before >= line else 0)
         for block in line_blocks(paths, identities, [source.stream for source in sources])
     )
+
+
+def _stdin_paste(options: ReadOptions) -> bool:
+    """Whether the input is paste lines on standard input, which the main
+    process reads and sends out in blocks of bytes.
+
+    Not with ``--skip-bad-lines``: the first good line, which fixes the
+    number of fields of every later one, could be blocks away.
+    """
+    return (
+        options.inputs == ("-",)
+        and not options.refs
+        and options.keyed_refs is None
+        and not options.skip_bad_lines
+    )
+
+
+def _stdin_tasks(options: ReadOptions, source: LineSource) -> Iterator[BlockTask]:
+    """Blocks of standard input, each with its bytes, for the workers to pair
+    and score; every block after the first with the number of fields of
+    line 1 (a line 1 that is bad is the first block's error)."""
+    blocks = data_blocks(source.name, source.stream)
+    first = next(blocks, None)
+    if first is None:
+        return
+    yield BlockTask(options, first, 0)
+    nfields = 0
+    if first.spans[0].data is not None:
+        policy = BadLinePolicy(False)
+        lines = LineSource(
+            source.name,
+            io.BytesIO(first.spans[0].data),
+            check_encoding(options.encoding),
+            options.encoding_errors,
+            policy,
+        )
+        try:
+            segment = next(paste_segments(lines, policy), None)
+        except BleustreamError:
+            segment = None
+        nfields = 0 if segment is None else len(segment.refs) + 1
+    for block in blocks:
+        yield BlockTask(options, block, nfields)
 
 
 def _paste_fields(options: ReadOptions) -> tuple[int, int]:

@@ -34,12 +34,17 @@ Identity = tuple[int, int]  # a file's device and inode numbers
 
 @dataclass(frozen=True)
 class Span:
-    """Bytes ``start`` to ``end`` of a file: whole lines."""
+    """Bytes ``start`` to ``end`` of a file: whole lines.
+
+    ``data``: the bytes themselves, for a stream only the main process can
+    read (standard input); ``identity`` is then None.
+    """
 
     path: str
-    identity: Identity
+    identity: Identity | None
     start: int
     end: int
+    data: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -96,11 +101,13 @@ def _identity(fd: int) -> Identity | None:
 class _LineEnds:
     """The offsets where lines start in a binary stream read forward."""
 
-    def __init__(self, name: str, stream: BinaryIO) -> None:
+    def __init__(self, name: str, stream: BinaryIO, keep: bool = False) -> None:
         self._name = name
         self._stream = stream
         self._buffer = b""
         self._base = 0  # the offset of the buffer's first byte
+        # With ``keep``, the bytes from here on stay in the buffer for ``take``.
+        self._kept: int | None = 0 if keep else None
         self.offset = 0  # the offset of the next line's start
         self.lines = 0  # lines passed
 
@@ -121,9 +128,17 @@ class _LineEnds:
                     self.offset = self._base + len(buffer)
                     self.lines += 1
                 break
-            self._buffer = buffer[pos:] + data
-            self._base += pos
+            cut = pos if self._kept is None else self._kept - self._base
+            self._buffer = buffer[cut:] + data
+            self._base += cut
         return lines - (wanted - self.lines)
+
+    def take(self) -> bytes:
+        """The bytes from the end of the last ``take`` (or the start) to ``offset``."""
+        assert self._kept is not None, "made without keep"
+        data = self._buffer[self._kept - self._base : self.offset - self._base]
+        self._kept = self.offset
+        return data
 
     def _read(self) -> bytes:
         try:
@@ -188,6 +203,22 @@ def line_blocks(
         before += lines
 
 
+def data_blocks(name: str, stream: BinaryIO, lines: int | None = None) -> Iterator[Block]:
+    """Blocks of ``lines`` (default ``BLOCK_LINES``) lines of a stream read
+    once, by this process (standard input, a pipe): each block's one span
+    carries its bytes.  The last block holds what is left, a last line
+    without a newline included."""
+    lines = lines or BLOCK_LINES
+    ends = _LineEnds(name, stream, keep=True)
+    before = 0
+    while True:
+        start = ends.offset
+        if not ends.skip(lines):
+            return
+        yield Block(before, (Span(name, None, start, ends.offset, ends.take()),))
+        before += lines
+
+
 class _SpanBytes(io.RawIOBase):
     """The bytes of a span, read from a file opened at its start."""
 
@@ -214,11 +245,14 @@ class _SpanBytes(io.RawIOBase):
 
 
 def open_span(span: Span) -> BinaryIO:
-    """A stream of a span's bytes, from its file opened again.
+    """A stream of a span's bytes, from its file opened again (or those it
+    carries).
 
     A path that now names another file than the one the span was found in
     (the file was replaced meanwhile) is a ``ReadError``.
     """
+    if span.data is not None:
+        return io.BytesIO(span.data)
     try:
         raw = open(span.path, "rb", buffering=0)  # noqa: SIM115 - closed with the stream
     except OSError as exc:

@@ -337,7 +337,11 @@ def run(
 
             summed = not (options.sentence_level or every or store is not None)
             counter = ParallelCounter(state.specs, scorer.systems, options.jobs, summed)
-            blocks = block_tasks(options.reading, sources, counter) if summed else None
+            blocks = (
+                block_tasks(options.reading, sources, counter, stdin=progress is None)
+                if summed
+                else None
+            )
             if blocks is None:
                 pairs = counter.scored(items)
             else:  # the workers read the files: an item here is a block

@@ -14,7 +14,10 @@ which keeps the wall time of the matrix near that of one run each.
 
 from __future__ import annotations
 
+import array
 import contextlib
+import fcntl
+import itertools
 import json
 import os
 import random
@@ -23,6 +26,7 @@ import select
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -435,6 +439,45 @@ def test_signal_gives_the_same_partial_record(inputs: Inputs, signum: int, statu
     final = json.loads(one[1].splitlines()[-1])
     assert (final["type"], final["partial"], final["segments"]) == ("corpus", True, sent)
     assert one[2] == b"bleustream: interrupted; the score covers the 600 segments read so far\n"
+
+
+def _interrupted_at_the_end(jobs: int, signum: int, data: bytes) -> tuple[int, bytes, bytes]:
+    """Sends ``data`` and keeps standard input open; once the process has
+    taken all of it from the pipe (and half a second more), the signal."""
+    proc = _popen("-j", str(jobs), "-f", "jsonl")
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        _feed(proc, data).join(TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
+        waiting = array.array("i", [1])
+        while waiting[0] and time.monotonic() < deadline:
+            fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signum)
+        status = proc.wait(timeout=TIMEOUT)
+        return status, proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+
+
+@pytest.mark.usefixtures("signals_unblocked")
+@pytest.mark.skipif(sys.platform != "linux", reason="counts the bytes left in a pipe (FIONREAD)")
+def test_a_signal_in_a_pipe_read_in_blocks_covers_every_line_read(inputs: Inputs) -> None:
+    """The final record alone: -j 2 reads the pipe in blocks of 8192 lines;
+    the lines of the block it was reading when the signal came count too."""
+    lines = inputs.path("paste.tsv").read_bytes().splitlines(keepends=True)
+    sent = 10_000
+    data = b"".join(itertools.islice(itertools.cycle(lines), sent))
+    one = _interrupted_at_the_end(1, signal.SIGINT, data)
+    many = _interrupted_at_the_end(2, signal.SIGINT, data)
+    assert many == one
+    assert one[0] == 130
+    final = json.loads(one[1].splitlines()[-1])
+    assert (final["partial"], final["segments"]) == (True, sent)
+    assert one[2] == b"bleustream: interrupted; the score covers the 10000 segments read so far\n"
 
 
 def _children(pid: int) -> list[int]:

@@ -72,7 +72,10 @@ class _KeptBadLines(BadLinePolicy):
 
 
 def block_tasks(
-    options: ReadOptions, sources: Sequence[LineSource], counter: ParallelCounter
+    options: ReadOptions,
+    sources: Sequence[LineSource],
+    counter: ParallelCounter,
+    stdin: bool = True,
 ) -> Iterator[BlockTask] | None:
     """Blocks of the input for the workers to read themselves, when they can; else None.
 
@@ -82,11 +85,14 @@ def block_tasks(
     With ``--skip-bad-lines``, several systems' files are not read in
     blocks: a skipped line leaves the other systems' files behind until the
     next segment, which may be in another block.
+
+    Paste lines on standard input are read here and sent in blocks of bytes
+    (``stdin`` False: not, for a run that shows its progress line by line).
     """
     if options.input_format in LOG_FORMATS or (options.skip_bad_lines and len(options.inputs) > 1):
         return None
     if _stdin_paste(options):
-        return _stdin_tasks(options, sources[0])
+        return _stdin_tasks(options, sources[0]) if stdin else None
     paths = [*options.inputs, *options.refs]
     found = [identity_of(path, source.stream) for path, source in zip(paths, sources)]
     identities = [identity for identity in found if identity is not None]

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
-from bleustream.errors import ReadError
+from bleustream.errors import Interrupted, ReadError
 from bleustream.kernels import native
 
 BLOCK_LINES = 8192  # lines of every file in a block
@@ -142,6 +142,8 @@ class _LineEnds:
 
     def _read(self) -> bytes:
         try:
+            if self._kept is not None:  # a pipe: what has come, not a full read
+                return getattr(self._stream, "read1", self._stream.read)(READ_SIZE)  # type: ignore[no-any-return]
             return self._stream.read(READ_SIZE)
         except OSError as exc:
             raise ReadError(
@@ -210,13 +212,19 @@ def data_blocks(name: str, stream: BinaryIO, lines: int | None = None) -> Iterat
     without a newline included."""
     lines = lines or BLOCK_LINES
     ends = _LineEnds(name, stream, keep=True)
-    before = 0
     while True:
-        start = ends.offset
-        if not ends.skip(lines):
+        start, before = ends.offset, ends.lines
+        try:
+            passed = ends.skip(lines)
+        except Interrupted:
+            # The lines read before the signal are a last block: the partial
+            # score covers them, as one process's does.
+            if ends.lines > before:
+                yield Block(before, (Span(name, None, start, ends.offset, ends.take()),))
+            raise
+        if not passed:
             return
         yield Block(before, (Span(name, None, start, ends.offset, ends.take()),))
-        before += lines
 
 
 class _SpanBytes(io.RawIOBase):

@@ -33,7 +33,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, TypeVar
 
-from bleustream.errors import BleustreamError, InputError, WorkerError
+from bleustream.errors import BleustreamError, InputError, Interrupted, WorkerError
 from bleustream.metrics.counting import Counter, Rows, Summed, sum_rows
 from bleustream.metrics.registry import Spec
 
@@ -319,15 +319,15 @@ class ParallelCounter:
 
         ``function`` is a module's function (it is sent by name); in the
         worker, ``worker_scorer()`` is the scorer.  Up to ``IN_FLIGHT`` tasks
-        per worker are sent ahead.  An error taking the next task is raised
-        after the results of the tasks before it.
+        per worker are sent ahead.  An error or a signal taking the next
+        task is raised after the results of the tasks before it.
         """
         pending: deque[tuple[T, Future[R]]] = deque()
         limit = IN_FLIGHT * self.jobs
         while True:
             try:
                 task = next(tasks, None)
-            except BleustreamError:
+            except (BleustreamError, Interrupted):
                 for sent, future in pending:
                     yield sent, self._result(future)
                 raise

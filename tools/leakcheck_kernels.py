@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
     bad = ngrams.RefNgrams((1,), ([1],), None)  # type: ignore[list-item]
     ter_ref = tercom.prepare_reference(ref_tokens)
     ter_long = tercom.prepare_reference(ref_tokens * 8)  # 144 words: 3 blocks of 64 bits
-    lines_bytes = "\n".join([hyp, ref] * 30).encode("utf-8")
+    lines_bytes = "\n".join([hyp, ref] * 30).encode("utf-8", "surrogatepass")
     ter_hyp = [*hyp_tokens[3:], *hyp_tokens[:3]]
     ter_bad = tercom.Reference({"Die": 0}, (1,))
     inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]

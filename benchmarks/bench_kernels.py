@@ -17,8 +17,10 @@ that none repeats), each timed as a child process (wall clock and CPU):
   packages imported first;
 * callgrind instruction counts of the BLEU and chrF commands on
   ``--callgrind-lines`` lines and of the TER commands on a quarter as
-  many, beside their wall-clock ratios (valgrind needed;
-  ``--callgrind-lines 0`` leaves it out).
+  many, beside their wall-clock ratios, and the instructions a sentence
+  score costs (``sacrebleu.sentence_bleu``, ``bleustream.sentence_bleu``,
+  ``bleustream.sentence_scores``; ``--callgrind-lines`` calls, the set-up
+  taken away) (valgrind needed; ``--callgrind-lines 0`` leaves it out).
 
 Scores must be equal (bleustream's to SacreBLEU's, to the printed digits;
 sentence scores exactly) or the exit status is 1.  Without the data the
@@ -165,6 +167,58 @@ def callgrind(cmd: Sequence[str], extra_env: dict[str, str], cwd: Path, out: Pat
     return int(match.group(1))
 
 
+SENTENCE_MODES = (
+    "sacrebleu.sentence_bleu",
+    "bleustream.sentence_bleu",
+    "bleustream.sentence_scores",
+)
+
+
+def sentence_calls(mode: str, count: int, built: int) -> None:
+    """Run in a child under callgrind: ``count`` sentence scores by ``mode``,
+    of ``built`` pairs made either way, every function called once first."""
+    import sacrebleu
+
+    import bleustream
+
+    data = Path(os.environ["BENCH_DATA"])
+    entry = read_manifest(data)[DEFAULT_SET]
+    refs = read_lines(data / DEFAULT_SET / entry["refs"][0])
+    hyps = read_lines(data / DEFAULT_SET / entry["hyps"][0])
+    hyps = [f"{i} {hyps[i % len(hyps)]}" for i in range(built)]
+    refs = [f"{i} {refs[i % len(refs)]}" for i in range(built)]
+    sacrebleu.sentence_bleu(hyps[0], [refs[0]])
+    bleustream.sentence_bleu(hyps[0], [refs[0]])
+    bleustream.sentence_scores("bleu", hyps[:2], [refs[:2]])
+    hyps, refs = hyps[:count], refs[:count]
+    if mode == "sacrebleu.sentence_bleu":
+        [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
+    elif mode == "bleustream.sentence_bleu":
+        [bleustream.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
+    else:
+        for i in range(0, count, 1000):
+            batch = bleustream.sentence_scores("bleu", hyps[i : i + 1000], [refs[i : i + 1000]])
+            [s.score for s in batch]
+
+
+def sentence_callgrind_table(calls: int, data: Path, work: Path) -> list[str]:
+    """Instructions per sentence score, the set-up (the same child making no
+    calls) taken away: what a training loop pays per sample."""
+    per_call: dict[str, float] = {}
+    for i, mode in enumerate(SENTENCE_MODES):
+        found = []
+        for count in (0, calls):
+            cmd = [sys.executable, __file__, "--sentence-calls", mode, str(count), str(calls)]
+            out = work / f"cg.sentence.{i}.{count}.out"
+            found.append(callgrind(cmd, {"BENCH_DATA": str(data)}, work, out))
+        per_call[mode] = (found[1] - found[0]) / calls
+    base = per_call["sacrebleu.sentence_bleu"]
+    lines = [f"callgrind, sentence BLEU, {calls} calls past set-up"]
+    for mode, count in per_call.items():
+        lines.append(f"  {mode:30s} {count:>12,.0f} instructions a call {base / count:6.2f}x fewer")
+    return lines
+
+
 def callgrind_table(
     metric: str,
     lines: int,
@@ -217,10 +271,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=20_000)
     parser.add_argument("--callgrind-lines", type=int, default=2000)
     parser.add_argument("--sentence-child", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--sentence-calls", nargs=3, help=argparse.SUPPRESS)
     add_data_argument(parser)
     args = parser.parse_args(argv)
     if args.sentence_child:
         print(json.dumps(sentence_rates(args.sentence_child)))
+        return 0
+    if args.sentence_calls:
+        mode, count, built = args.sentence_calls
+        sentence_calls(mode, int(count), int(built))
         return 0
     data: Path = Path(os.environ.get("BLEUSTREAM_REAL_DATA") or args.data)
     if not (data / "MANIFEST.json").is_file():
@@ -293,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("ter", max(1, args.callgrind_lines // 4)),
             ):
                 report += callgrind_table(metric, lines, data, work, bleustream, sacrebleu)
+            report += sentence_callgrind_table(args.callgrind_lines, data, work)
     report.append("scores equal" if ok else "SCORES DIFFER")
     print("\n".join(report))
     return 0 if ok else 1

@@ -31,7 +31,9 @@ from realdata import add_data_argument
 
 METRICS = ("bleu", "chrf", "ter")
 SHOWN_DIFFERENCES = 5
-AIM = 5.0  # bleustream calls/s over sacrebleu.sentence_<metric> calls/s
+# bleustream calls/s over sacrebleu.sentence_<metric> calls/s: sentence BLEU
+# has the compiled kernels' aim, the others the pure path's.
+AIMS = {"bleu": 20.0, "chrf": 5.0, "ter": 5.0}
 
 Pair = tuple[str, str]
 ScoreOne = Callable[[str, list[str]], float]
@@ -225,11 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"== sentence_{report.metric}, {report.pairs:,} calls ==")
             print(format_table(report))
             speed = report.timings[0]
+            aim = AIMS[report.metric]
             print(
                 f"bleustream vs sacrebleu.sentence_{report.metric}: {speed.vs_sacrebleu:.2f}x "
-                f"by wall clock, {speed.vs_sacrebleu_cpu:.2f}x by cpu (the {AIM:g}x aim is "
-                f"{'met' if speed.vs_sacrebleu >= AIM else 'NOT MET'} by wall clock, "
-                f"{'met' if speed.vs_sacrebleu_cpu >= AIM else 'NOT MET'} by cpu)"
+                f"by wall clock, {speed.vs_sacrebleu_cpu:.2f}x by cpu (the {aim:g}x aim is "
+                f"{'met' if speed.vs_sacrebleu >= aim else 'NOT MET'} by wall clock, "
+                f"{'met' if speed.vs_sacrebleu_cpu >= aim else 'NOT MET'} by cpu)"
             )
             state = "all equal" if report.ok else f"{report.differing} DIFFER"
             print(f"scores: {state} (bit for bit, {report.pairs:,} pairs)")

@@ -74,7 +74,7 @@ from realdata import read_manifest
 WMT21_SET = "wmt21-en-de"
 WIDTH = 6
 P_WIDTH = 4  # SacreBLEU prints p-values to four decimals whatever the width
-SYSTEMS_AIM = 3.0  # (a): bleustream over SacreBLEU, throughput
+SYSTEMS_AIM = 6.0  # (a): bleustream over SacreBLEU, throughput
 # The commands' names in the tables.
 PAIRED_OURS = "bleustream --paired-bs"
 PAIRED_THEIRS = "sacrebleu --paired-bs"

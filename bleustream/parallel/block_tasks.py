@@ -129,21 +129,11 @@ def _stdin_tasks(options: ReadOptions, source: LineSource) -> Iterator[BlockTask
     if first is None:
         return
     yield BlockTask(options, first, 0)
-    nfields = 0
-    if first.spans[0].data is not None:
-        policy = BadLinePolicy(False)
-        lines = LineSource(
-            source.name,
-            io.BytesIO(first.spans[0].data),
-            check_encoding(options.encoding),
-            options.encoding_errors,
-            policy,
-        )
-        try:
-            segment = next(paste_segments(lines, policy), None)
-        except BleustreamError:
-            segment = None
-        nfields = 0 if segment is None else len(segment.refs) + 1
+    policy = BadLinePolicy(options.skip_bad_lines)
+    data = io.BytesIO(first.spans[0].data or b"")
+    encoding = check_encoding(options.encoding)
+    lines = LineSource(source.name, data, encoding, options.encoding_errors, policy)
+    nfields, _ = _first_fields(lines, policy)
     for block in blocks:
         yield BlockTask(options, block, nfields)
 
@@ -157,6 +147,11 @@ def _paste_fields(options: ReadOptions) -> tuple[int, int]:
     """
     policy = BadLinePolicy(options.skip_bad_lines)
     (source,) = open_all([options.input], None, options, policy)
+    return _first_fields(source, policy)
+
+
+def _first_fields(source: LineSource, policy: BadLinePolicy) -> tuple[int, int]:
+    """``_paste_fields`` of an open source, which it closes."""
     try:
         first = next(paste_segments(source, policy), None)
     except BleustreamError:

@@ -78,16 +78,9 @@ class Spec:
 
     def score_objects(self, rows: Iterable[Sequence[Any]], signature: str = "") -> list[Score]:
         """``score_object`` of each row, with one signature: a batch of
-        sentence scores, the lookups made once."""
-        metric, settings = self.metric, self.settings
-        score, make = metric.score, metric.score_object
-        results = []
-        for row in rows:
-            result = make(score(row, settings), settings)
-            result.stats = tuple(row)
-            result.signature = signature
-            results.append(result)
-        return results
+        sentence scores."""
+        score_object = self.score_object
+        return [score_object(row, signature) for row in rows]
 
     def __reduce__(self) -> tuple[Any, tuple[str, Any]]:
         # A module does not pickle; its registry name does, so a Spec

@@ -84,14 +84,24 @@ def timed(cmd: Sequence[str], extra_env: dict[str, str], cwd: Path) -> tuple[str
     return proc.stdout.strip(), wall, cpu
 
 
-def corpus(data: Path, lines: int, work: Path, name: str) -> tuple[Path, Path]:
+def numbered_pairs(data: Path, count: int) -> tuple[list[str], list[str]]:
+    """``count`` hypotheses and references of WMT17 en-de, cycled, each
+    line numbered so that none repeats."""
     entry = read_manifest(data)[DEFAULT_SET]
     directory = data / DEFAULT_SET
     refs = read_lines(directory / entry["refs"][0])
     hyps = read_lines(directory / entry["hyps"][0])
+    return (
+        [f"{i} {hyps[i % len(hyps)]}" for i in range(count)],
+        [f"{i} {refs[i % len(refs)]}" for i in range(count)],
+    )
+
+
+def corpus(data: Path, lines: int, work: Path, name: str) -> tuple[Path, Path]:
+    hyps, refs = numbered_pairs(data, lines)
     ref_path, hyp_path = work / f"{name}.ref", work / f"{name}.hyp"
-    ref_path.write_text("".join(f"{i} {refs[i % len(refs)]}\n" for i in range(lines)), "utf-8")
-    hyp_path.write_text("".join(f"{i} {hyps[i % len(hyps)]}\n" for i in range(lines)), "utf-8")
+    ref_path.write_text("".join(f"{ref}\n" for ref in refs), "utf-8")
+    hyp_path.write_text("".join(f"{hyp}\n" for hyp in hyps), "utf-8")
     return ref_path, hyp_path
 
 
@@ -112,12 +122,7 @@ def sentence_rates(count: int) -> dict[str, Any]:
 
     import bleustream
 
-    data = Path(os.environ["BENCH_DATA"])
-    entry = read_manifest(data)[DEFAULT_SET]
-    refs = read_lines(data / DEFAULT_SET / entry["refs"][0])
-    hyps = read_lines(data / DEFAULT_SET / entry["hyps"][0])
-    hyps = [f"{i} {hyps[i % len(hyps)]}" for i in range(count)]
-    refs = [f"{i} {refs[i % len(refs)]}" for i in range(count)]
+    hyps, refs = numbered_pairs(Path(os.environ["BENCH_DATA"]), count)
     out: dict[str, Any] = {"kernels": bleustream.KERNELS}
     # Both packages are imported, and their functions bound, before any
     # clock starts (bleustream loads its API on first use).
@@ -181,12 +186,7 @@ def sentence_calls(mode: str, count: int, built: int) -> None:
 
     import bleustream
 
-    data = Path(os.environ["BENCH_DATA"])
-    entry = read_manifest(data)[DEFAULT_SET]
-    refs = read_lines(data / DEFAULT_SET / entry["refs"][0])
-    hyps = read_lines(data / DEFAULT_SET / entry["hyps"][0])
-    hyps = [f"{i} {hyps[i % len(hyps)]}" for i in range(built)]
-    refs = [f"{i} {refs[i % len(refs)]}" for i in range(built)]
+    hyps, refs = numbered_pairs(Path(os.environ["BENCH_DATA"]), built)
     sacrebleu.sentence_bleu(hyps[0], [refs[0]])
     bleustream.sentence_bleu(hyps[0], [refs[0]])
     bleustream.sentence_scores("bleu", hyps[:2], [refs[:2]])

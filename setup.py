@@ -66,7 +66,9 @@ class optional_build_ext(build_ext):
 def _compile_args() -> list[str]:
     if sys.platform == "win32":
         return []
-    args = ["-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    # No fused multiply-add: Python rounds a * b and then + c, and the
+    # BLEU score kernel must round as it does (clang contracts by default).
+    args = ["-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-ffp-contract=off"]
     if not os.environ.get("CFLAGS"):
         args.append("-O2")
     return args
@@ -76,8 +78,8 @@ setup(
     ext_modules=[
         Extension(
             "bleustream._native",
-            ["bleustream/_native.c", "bleustream/_native_ter.c"],
-            depends=["bleustream/_native_ter.h"],
+            ["bleustream/_native.c", "bleustream/_native_scores.c", "bleustream/_native_ter.c"],
+            depends=["bleustream/_native_scores.h", "bleustream/_native_ter.h"],
             extra_compile_args=_compile_args(),
             optional=False,
         )

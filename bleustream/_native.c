@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_native_scores.h"
 #include "_native_ter.h"
 
 /* ------------------------------------------------------------------ */
@@ -1443,6 +1444,9 @@ sums_tuple(const Py_ssize_t *sums, Py_ssize_t size)
         }
         PyTuple_SET_ITEM(res, k, v);
     }
+    /* Whole numbers only, so never in a cycle: the collector need not
+     * visit it (it would untrack it at its first pass anyway). */
+    PyObject_GC_UnTrack(res);
     return res;
 }
 
@@ -1855,6 +1859,9 @@ static PyMethodDef native_methods[] = {
      "split_words(line) -> list[str]: chrf.split_words."},
     {"past_newlines", (PyCFunction)(void (*)(void))py_past_newlines, METH_FASTCALL,
      "past_newlines(buffer, pos, count) -> (offset, found): blocks.past_newlines."},
+    {"bleu_scores", (PyCFunction)(void (*)(void))bs_bleu_scores, METH_FASTCALL | METH_KEYWORDS,
+     "bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, signature, "
+     "fallback) -> list: each row's BLEU score object (bleu.score_objects)."},
     {"ter_edits", (PyCFunction)(void (*)(void))bs_ter_edits, METH_FASTCALL,
      "ter_edits(words_hyp, ref[, max_exact_cells]) -> int: tercom.translation_edit_rate."},
     {NULL, NULL, 0, NULL},

@@ -1,8 +1,9 @@
 """C kernels for bleustream; each equals the pure function named in its docstring."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bleustream.metrics.ngrams import RefNgrams  # bleustream.ngrams before the reshape
+from bleustream.metrics.scores import BLEUScore
 from bleustream.metrics.tercom import Reference
 
 def tokenize_13a(line: str) -> list[str]:
@@ -56,6 +57,21 @@ def split_words(line: str) -> list[str]:
 
 def past_newlines(buffer: bytes, pos: int, count: int, /) -> tuple[int, int]:
     """blocks.past_newlines."""
+
+def bleu_scores(
+    rows: Sequence[tuple[int, ...]],
+    max_order: int,
+    smooth: str,
+    smooth_value: float,
+    effective_order: bool,
+    cls: type[BLEUScore],
+    signature: str,
+    fallback: Callable[[tuple[int, ...], str], BLEUScore],
+    /,
+) -> list[BLEUScore]:
+    """Spec(bleu, settings).score_object(row, signature) of each row
+    (bleustream.metrics.bleu.score_objects); smooth is exp, floor or none;
+    rows the C code cannot score exactly go to fallback(row, signature)"""
 
 def ter_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
     """bleustream.(metrics.)tercom.translation_edit_rate (max_exact_cells: its

@@ -140,7 +140,14 @@ def test_an_sdist_without_a_compiler_installs_the_pure_path_with_one_warning(
     (archive,) = (tmp_path / "dist").glob("bleustream-*.tar.gz")
     with tarfile.open(archive) as tar:
         names = {Path(name).name for name in tar.getnames()}
-    assert {"_native.c", "_native_ter.c", "_native_ter.h", "_native.pyi"} <= names
+    assert {
+        "_native.c",
+        "_native_scores.c",
+        "_native_scores.h",
+        "_native_ter.c",
+        "_native_ter.h",
+        "_native.pyi",
+    } <= names
     bin_dir = _fresh_venv(tmp_path / "venv")
     no_compiler = {**env, "CC": "false", "CXX": "false"}
     output = _install(bin_dir, ["-v", str(archive)], no_compiler, build=True)

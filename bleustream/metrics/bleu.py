@@ -475,6 +475,42 @@ def count_lines_reference(settings: Settings) -> Lines:
     return lambda hyps, refs: [one(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
 
 
+# A batch of sentence scores (``Spec.score_objects``): rows in, SacreBLEU's
+# score objects out, in one C call.
+ScoreObjects = Callable[[Sequence[Row], str, Callable[[Row, str], BLEUScore]], list[BLEUScore]]
+
+
+def score_objects(settings: Settings) -> ScoreObjects | None:
+    """Score objects of a batch of rows made in C (``bleu_scores``), called
+    as ``made(rows, signature, one)`` where ``one`` is the pure
+    ``Spec.score_object``: each object equals ``one(row, signature)`` to the
+    last bit.  The C code performs ``bleu_of_row``'s floating-point
+    operations in its order; a row it cannot score so (a log of 0, a math
+    error, numbers past 2**53) it passes to ``one``.  None on the pure path,
+    with add-k smoothing (its score objects hold adjusted counts), with
+    BLEU-1..N, and for a smoothing value that is not an int or a float."""
+    if _native is None or settings.orders or settings.smooth_method == "add-k":
+        return None
+    value = settings.effective_smooth_value
+    if type(value) not in (int, float, type(None)):
+        return None
+    kernel = _native.bleu_scores
+    fixed = (
+        settings.max_order,
+        settings.smooth_method,
+        float(value or 0.0),
+        settings.effective_order,
+        BLEUScore,
+    )
+
+    def made(
+        rows: Sequence[Row], signature: str, one: Callable[[Row, str], BLEUScore]
+    ) -> list[BLEUScore]:
+        return kernel(rows, *fixed, signature, one)  # type: ignore[no-any-return]
+
+    return made
+
+
 def sum_lines_reference(settings: Settings) -> Lines:
     """What ``sum_lines`` computes, in pure Python: the sum of each
     segment's row (``count`` against ``prepare_refs``)."""

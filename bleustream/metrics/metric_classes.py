@@ -131,7 +131,11 @@ class Scoring:
         signature = self.signatures.get(nrefs)
         if signature is None:
             signature = self.signature(nrefs)
-        return self.spec.score_object(row, signature)
+        spec = self.spec
+        made = spec.made_objects
+        if made is not None:
+            return made((row,), signature, spec.score_object)[0]  # type: ignore[no-any-return]
+        return spec.score_object(row, signature)
 
     def rows(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[Row]:
         """The row of each hypothesis against its references (``references[i]``)."""

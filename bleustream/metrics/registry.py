@@ -76,9 +76,20 @@ class Spec:
         result.signature = signature
         return result
 
+    @cached_property
+    def made_objects(self) -> Any:
+        """The metric's ``score_objects(settings)`` (score objects of a batch
+        of rows in one C call, BLEU's with the compiled kernels), or None."""
+        batch = getattr(self.metric, "score_objects", None)
+        return None if batch is None else batch(self.settings)
+
     def score_objects(self, rows: Iterable[Sequence[Any]], signature: str = "") -> list[Score]:
         """``score_object`` of each row, with one signature: a batch of
-        sentence scores."""
+        sentence scores (made in one C call where ``made_objects`` is)."""
+        made = self.made_objects
+        if made is not None:
+            rows = rows if isinstance(rows, Sequence) else list(rows)
+            return made(rows, signature, self.score_object)  # type: ignore[no-any-return]
         score_object = self.score_object
         return [score_object(row, signature) for row in rows]
 

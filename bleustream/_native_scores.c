@@ -1,0 +1,397 @@
+/*
+ * _native_scores: a batch of BLEU score objects from their rows.
+ * Plain C99, Python.h only; part of the bleustream._native extension.
+ *
+ * bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls,
+ *             signature, fallback) returns, for each row, what the pure
+ * Spec(bleu, settings).score_object(row, signature) returns: a ``cls``
+ * (BLEUScore) made as BLEUScore.of_stats makes it, whose score, bp and
+ * precisions are bleustream.metrics.bleu.bleu_of_row's -- SacreBLEU's
+ * compute_bleu -- operation for operation:
+ *
+ * - every whole number of a row is converted to double exactly (rows whose
+ *   numbers are not ints within 2**53 go to ``fallback``), so 100.0 * m / t,
+ *   ref_len / sys_len and 1 - x are the IEEE operations Python performs;
+ * - log and exp are the C library's, which math.log and math.exp call for
+ *   finite positive arguments and finite results;
+ * - the mean of the logs is Python's sum() of floats started at 0: plain
+ *   addition before Python 3.12, Neumaier's compensated sum from 3.12 on.
+ *   The first call checks that against the interpreter's own sum() and,
+ *   should they ever disagree, hands every row to ``fallback``.
+ *
+ * Whatever the pure code would do otherwise -- SacreBLEU's floor of
+ * log(0), a math domain or range error, a row of the wrong length --
+ * happens in ``fallback(row, signature)``, the pure Spec.score_object, so errors
+ * and rare paths stay the pure code's.  Add-k smoothing and BLEU-1..N are
+ * never passed here (the caller keeps them on the pure path).
+ *
+ * Compile with FMA contraction off (setup.py's -ffp-contract=off): a fused
+ * multiply-add would round once where Python rounds twice.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+#include "_native_scores.h"
+
+enum { SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE };
+
+/* bleustream.metrics.bleu.MAX_ORDER */
+#define MAX_SCORE_ORDER 100
+/* Every whole number of at most 2**53 in magnitude is a double exactly. */
+#define EXACT_LIMIT 9007199254740992LL
+
+/* ------------------------------------------------------------------ */
+/* Python's sum() of floats, started at the int 0                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    double hi; /* the running sum */
+    double lo; /* Neumaier's compensation (3.12 and later) */
+} FloatSum;
+
+static FloatSum
+fsum_start(double x)
+{
+    /* sum() adds its first float to the int 0: 0.0 + x. */
+    FloatSum s;
+    s.hi = 0.0 + x;
+    s.lo = 0.0;
+    return s;
+}
+
+static void
+fsum_add(FloatSum *s, double x)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    double t = s->hi + x;
+    if (fabs(s->hi) >= fabs(x))
+        s->lo += (s->hi - t) + x;
+    else
+        s->lo += (x - t) + s->hi;
+    s->hi = t;
+#else
+    s->hi += x;
+#endif
+}
+
+static double
+fsum_value(const FloatSum *s)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (s->lo != 0.0 && isfinite(s->lo))
+        return s->hi + s->lo;
+#endif
+    return s->hi;
+}
+
+/* 1 when fsum_* is this interpreter's sum() on vectors where plain and
+ * compensated addition differ; 0 when not; -1 on an error. */
+static int
+sum_is_builtin_sum(void)
+{
+    static const double cases[][4] = {
+        {1e16, 1.0, -1e16, 0.0},
+        {0.1, 0.2, 0.3, 0.0},
+        {1.0, 1e100, 1.0, -1e100},
+        {4.605170185988091, -0.6931471805599453, 3.2188758248682006, 1e-17},
+    };
+    PyObject *builtins, *sum;
+    size_t c;
+    int k, same = 1;
+    builtins = PyImport_ImportModule("builtins");
+    if (builtins == NULL)
+        return -1;
+    sum = PyObject_GetAttrString(builtins, "sum");
+    Py_DECREF(builtins);
+    if (sum == NULL)
+        return -1;
+    for (c = 0; c < sizeof cases / sizeof cases[0] && same; c++) {
+        PyObject *list = PyList_New(4), *got;
+        FloatSum s = fsum_start(cases[c][0]);
+        double theirs;
+        if (list == NULL)
+            goto error;
+        for (k = 0; k < 4; k++) {
+            PyObject *f = PyFloat_FromDouble(cases[c][k]);
+            if (f == NULL) {
+                Py_DECREF(list);
+                goto error;
+            }
+            PyList_SET_ITEM(list, k, f);
+            if (k)
+                fsum_add(&s, cases[c][k]);
+        }
+        got = PyObject_CallOneArg(sum, list);
+        Py_DECREF(list);
+        if (got == NULL)
+            goto error;
+        theirs = PyFloat_AsDouble(got);
+        Py_DECREF(got);
+        if (theirs == -1.0 && PyErr_Occurred())
+            goto error;
+        same = memcmp(&theirs, &(double){fsum_value(&s)}, sizeof(double)) == 0;
+    }
+    Py_DECREF(sum);
+    return same;
+error:
+    Py_DECREF(sum);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* bleu_of_row                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A row's numbers, when it is a tuple of `size` ints that convert to double
+ * exactly: 1; 0 when the pure code must read it. */
+static int
+row_numbers(PyObject *row, Py_ssize_t size, long long *out)
+{
+    Py_ssize_t k;
+    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != size)
+        return 0;
+    for (k = 0; k < size; k++) {
+        PyObject *item = PyTuple_GET_ITEM(row, k);
+        int overflow;
+        long long x;
+        if (!PyLong_CheckExact(item))
+            return 0;
+        x = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (overflow || x > EXACT_LIMIT || x < -EXACT_LIMIT)
+            return 0;
+        out[k] = x;
+    }
+    return 1;
+}
+
+typedef struct {
+    Py_ssize_t order;
+    int smooth;
+    double smooth_value;
+    int effective_order;
+} Settings;
+
+/* bleu_of_row's score, bp and precisions: 1; 0 where the pure code must
+ * score the row (a zero precision among those averaged, a precision that
+ * is negative or not finite, an exp that overflows). */
+static int
+bleu_of_row(const Settings *st, const long long *row, double *score, double *bp, double *prec)
+{
+    const Py_ssize_t order = st->order;
+    const long long sys_len = row[0], ref_len = row[1];
+    const long long *matches = row + 2, *totals = row + 2 + order;
+    Py_ssize_t n, eff_order = order;
+    int all_nonzero = 1, any_match = 0;
+    double brevity = 1.0, mean, growth;
+    FloatSum logs;
+
+    if (sys_len < ref_len)
+        brevity = sys_len > 0 ? exp(1.0 - (double)ref_len / (double)sys_len) : 0.0;
+    for (n = 0; n < order; n++) {
+        if (matches[n] == 0 || totals[n] == 0)
+            all_nonzero = 0;
+        if (matches[n] != 0)
+            any_match = 1;
+    }
+    if (all_nonzero) {
+        /* Every order matched: no smoothing, every order counts. */
+        for (n = 0; n < order; n++)
+            prec[n] = 100.0 * (double)matches[n] / (double)totals[n];
+    }
+    else if (!any_match) {
+        for (n = 0; n < order; n++)
+            prec[n] = 0.0;
+        *score = 0.0;
+        *bp = brevity;
+        return 1;
+    }
+    else {
+        double smooth_mteval = 1.0;
+        for (n = 0; n < order; n++)
+            prec[n] = 0.0;
+        for (n = 0; n < order; n++) {
+            if (totals[n] == 0)
+                break;
+            if (st->effective_order)
+                eff_order = n + 1;
+            if (matches[n] == 0) {
+                if (st->smooth == SMOOTH_EXP) {
+                    smooth_mteval *= 2;
+                    prec[n] = 100.0 / (smooth_mteval * (double)totals[n]);
+                }
+                else if (st->smooth == SMOOTH_FLOOR) {
+                    prec[n] = 100.0 * st->smooth_value / (double)totals[n];
+                }
+            }
+            else {
+                prec[n] = 100.0 * (double)matches[n] / (double)totals[n];
+            }
+        }
+    }
+    for (n = 0; n < eff_order; n++)
+        if (!(prec[n] > 0.0) || !isfinite(prec[n]))
+            return 0;
+    logs = fsum_start(log(prec[0]));
+    for (n = 1; n < eff_order; n++)
+        fsum_add(&logs, log(prec[n]));
+    mean = fsum_value(&logs) / (double)eff_order;
+    growth = exp(mean);
+    if (!isfinite(growth))
+        return 0;
+    *score = brevity * growth;
+    *bp = brevity;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the score objects                                                   */
+/* ------------------------------------------------------------------ */
+
+/* BLEUScore.of_stats's attributes, in its order, then Spec.score_object's. */
+enum { A_SCORE, A_PRECISIONS, A_BP, A_STATS, A_SIGNATURE, N_ATTRS };
+static const char *const attr_names[N_ATTRS] = {"score", "precisions", "bp", "stats",
+                                                "signature"};
+
+static PyObject *
+score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, double score,
+             double bp, const double *prec, Py_ssize_t order, PyObject *row, PyObject *signature)
+{
+    PyObject *values[N_ATTRS] = {NULL, NULL, NULL, row, signature};
+    PyObject *obj = NULL;
+    Py_ssize_t n;
+    int k, ok = 1;
+    values[A_SCORE] = PyFloat_FromDouble(score);
+    values[A_BP] = PyFloat_FromDouble(bp);
+    values[A_PRECISIONS] = PyList_New(order);
+    if (values[A_SCORE] == NULL || values[A_BP] == NULL || values[A_PRECISIONS] == NULL)
+        goto done;
+    for (n = 0; n < order; n++) {
+        PyObject *p = PyFloat_FromDouble(prec[n]);
+        if (p == NULL)
+            goto done;
+        PyList_SET_ITEM(values[A_PRECISIONS], n, p);
+    }
+    /* object.__new__(cls), as of_stats */
+    obj = PyBaseObject_Type.tp_new(cls, empty, NULL);
+    if (obj == NULL)
+        goto done;
+    for (k = 0; k < N_ATTRS && ok; k++)
+        ok = PyObject_SetAttr(obj, names[k], values[k]) == 0;
+    if (!ok)
+        Py_CLEAR(obj);
+done:
+    Py_XDECREF(values[A_SCORE]);
+    Py_XDECREF(values[A_BP]);
+    Py_XDECREF(values[A_PRECISIONS]);
+    return obj;
+}
+
+static int
+smooth_code(PyObject *smooth)
+{
+    if (PyUnicode_Check(smooth)) {
+        if (PyUnicode_CompareWithASCIIString(smooth, "exp") == 0)
+            return SMOOTH_EXP;
+        if (PyUnicode_CompareWithASCIIString(smooth, "floor") == 0)
+            return SMOOTH_FLOOR;
+        if (PyUnicode_CompareWithASCIIString(smooth, "none") == 0)
+            return SMOOTH_NONE;
+    }
+    PyErr_Format(PyExc_ValueError, "bleu_scores: smooth must be 'exp', 'floor' or 'none', not %R",
+                 smooth);
+    return -1;
+}
+
+PyObject *
+bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static int sum_state = -1; /* sum_is_builtin_sum(), once per process */
+    PyObject *rows = NULL, *list = NULL, *empty = NULL, *res = NULL;
+    PyObject *names[N_ATTRS] = {NULL};
+    PyObject *cls, *signature, *fallback;
+    long long numbers[2 + 2 * MAX_SCORE_ORDER];
+    double prec[MAX_SCORE_ORDER];
+    Settings st;
+    Py_ssize_t i, n, size;
+    int k;
+    (void)self;
+
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) {
+        PyErr_SetString(PyExc_TypeError, "bleu_scores() takes no keyword arguments");
+        return NULL;
+    }
+    if (nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "bleu_scores() takes 8 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    st.order = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+    if (st.order == -1 && PyErr_Occurred())
+        return NULL;
+    if (st.order < 1 || st.order > MAX_SCORE_ORDER) {
+        PyErr_Format(PyExc_ValueError, "bleu_scores: max_order must be from 1 to %d, not %zd",
+                     MAX_SCORE_ORDER, st.order);
+        return NULL;
+    }
+    if ((st.smooth = smooth_code(args[2])) < 0)
+        return NULL;
+    st.smooth_value = PyFloat_AsDouble(args[3]);
+    if (st.smooth_value == -1.0 && PyErr_Occurred())
+        return NULL;
+    if ((st.effective_order = PyObject_IsTrue(args[4])) < 0)
+        return NULL;
+    cls = args[5];
+    signature = args[6];
+    fallback = args[7];
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "bleu_scores: cls must be a class");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "bleu_scores: fallback must be callable");
+        return NULL;
+    }
+    if (sum_state < 0 && (sum_state = sum_is_builtin_sum()) < 0) {
+        sum_state = -1;
+        return NULL;
+    }
+    /* A tuple of the rows: ``fallback`` runs Python code, which must not be
+     * able to change what is being read. */
+    rows = PySequence_Tuple(args[0]);
+    if (rows == NULL)
+        return NULL;
+    for (k = 0; k < N_ATTRS; k++)
+        if ((names[k] = PyUnicode_InternFromString(attr_names[k])) == NULL)
+            goto done;
+    if ((empty = PyTuple_New(0)) == NULL)
+        goto done;
+    n = PyTuple_GET_SIZE(rows);
+    size = 2 + 2 * st.order;
+    if ((list = PyList_New(n)) == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        PyObject *row = PyTuple_GET_ITEM(rows, i), *obj;
+        double score, bp;
+        if (sum_state == 1 && row_numbers(row, size, numbers) &&
+            bleu_of_row(&st, numbers, &score, &bp, prec))
+            obj = score_object((PyTypeObject *)cls, names, empty, score, bp, prec, st.order, row,
+                               signature);
+        else {
+            PyObject *call[2] = {row, signature};
+            obj = PyObject_Vectorcall(fallback, call, 2, NULL);
+        }
+        if (obj == NULL)
+            goto done;
+        PyList_SET_ITEM(list, i, obj);
+    }
+    res = list;
+    list = NULL;
+done:
+    Py_XDECREF(list);
+    Py_XDECREF(empty);
+    for (k = 0; k < N_ATTRS; k++)
+        Py_XDECREF(names[k]);
+    Py_DECREF(rows);
+    return res;
+}

@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,23 @@ def test_man_options_section_lists_exactly_the_option_table() -> None:
     assert not missing, f"options of the option table not in the man page's OPTIONS: {missing}"
     unknown = sorted((named | in_section) - table - builtin)
     assert not unknown, f"options in the man page's OPTIONS that the option table lacks: {unknown}"
+
+
+def test_the_guides_batch_example_prints_what_it_says() -> None:
+    """The guide's ``sentence_scores`` example runs, and prints the list its
+    comment shows (SacreBLEU's sentence BLEU of the two pairs)."""
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", guide, re.M | re.S)
+    (block,) = [b for b in blocks if "sentence_scores(" in b]
+    shown = re.search(r"^print\(rewards\)  # (.*)$", block, re.M)
+    assert shown is not None
+    out = subprocess.run(
+        [sys.executable, "-c", block], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == shown.group(1)
+    import sacrebleu  # the oracle, a test dependency
+
+    hyps = ["The cat sat on the mat.", "It is raining today."]
+    refs = ["The cat sat on the mat.", "It rains today."]
+    theirs = [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
+    assert shown.group(1) == str(theirs)

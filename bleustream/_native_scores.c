@@ -344,8 +344,11 @@ bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
     cls = args[5];
     signature = args[6];
     fallback = args[7];
-    if (!PyType_Check(cls)) {
-        PyErr_SetString(PyExc_TypeError, "bleu_scores: cls must be a class");
+    /* object.__new__(cls) is only safe for a class whose instances object
+     * itself makes (object.__new__'s own check): BLEUScore and its kind. */
+    if (!PyType_Check(cls) || ((PyTypeObject *)cls)->tp_new != PyBaseObject_Type.tp_new) {
+        PyErr_SetString(PyExc_TypeError,
+                        "bleu_scores: cls must be a class whose instances object.__new__ makes");
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {

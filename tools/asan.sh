@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The compiled kernels under AddressSanitizer and UndefinedBehaviorSanitizer:
 # builds bleustream._native with -fsanitize=address,undefined in a copy of
-# the tree, then runs tests/test_kernels.py, tests/test_kernels_ter.py and
-# the fuzz on that build.
+# the tree, then runs tests/test_kernels.py, tests/test_kernels_ter.py,
+# tests/test_kernels_scores.py and the fuzz on that build.
 #
 #   tools/asan.sh [all|tests|fuzz] [ITERATIONS_PER_PROCESS [PROCESSES]]
 #
@@ -58,8 +58,9 @@ print("asan: kernels from", k.native.__file__)' "$TREE"
 
 status=0
 if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
-    echo "asan: tests/test_kernels.py tests/test_kernels_ter.py"
-    "$PYTHON" -m pytest -q -n 0 -p no:cacheprovider tests/test_kernels.py tests/test_kernels_ter.py 2>&1 |
+    echo "asan: tests/test_kernels.py tests/test_kernels_ter.py tests/test_kernels_scores.py"
+    "$PYTHON" -m pytest -q -n 0 -p no:cacheprovider tests/test_kernels.py tests/test_kernels_ter.py \
+        tests/test_kernels_scores.py 2>&1 |
         tee "$WORK/tests.log" | tail -n 5
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

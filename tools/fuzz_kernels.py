@@ -8,7 +8,13 @@ the pure result and compares it exactly, since the pure side is some 50
 times slower.  TER's ``ter_edits`` gets word lists of its own, mostly
 short, from a small vocabulary (so that blocks shift), one in four with
 the beam-limited DP alone (``max_exact_cells`` 0); those are compared too
-every ``FUZZ_COMPARE``-th iteration.  Exits non-zero on the first difference.
+every ``FUZZ_COMPARE``-th iteration.  BLEU's score objects (``bleu_scores``)
+are made every iteration, for a batch of rows (this iteration's own rows,
+rows with a run's structure, arbitrary whole numbers past 2**53 and 2**63,
+lists, bools, floats, rows of the wrong length) with random settings, and
+compared with the pure ``Spec.score_object`` every time, to the bit, and
+exceptions too (the pure side is cheap).  Exits non-zero on the first
+difference.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import chrf, ngrams, tercom
+from bleustream.metrics import bleu, chrf, ngrams, tercom
+from bleustream.metrics.registry import Spec
+from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 
@@ -69,6 +77,154 @@ def pure_edits(hyp: list[str], ref: tercom.Reference, max_exact_cells: int) -> i
         return tercom.translation_edit_rate(hyp, ref)
     finally:
         tercom.MAX_EXACT_CELLS = saved
+
+
+# BLEU score objects: whole numbers around the limits of the C code's exact
+# doubles (2**53) and of a C long long (2**63).
+EXACT = 2**53
+BOUNDARIES = (EXACT - 1, EXACT, EXACT + 1, -EXACT, -EXACT - 1, 2**63 - 1, 2**63, -(2**63) - 1)
+BOUNDARIES += (2**64 + 1, 2**1024, 10**400)
+SMALL = (0, 1, 2, 3, -1, EXACT, -EXACT)
+FLOOR_VALUES = (0, 0.0, -0.0, 1, 0.1, 5e-324, 1e6)
+
+
+class OddInt(int):
+    pass
+
+
+def score_described(obj: Any) -> tuple[Any, ...]:
+    """A score object (or an exception) by everything that must match, floats by their bits."""
+    if isinstance(obj, BaseException):
+        return ("raised", type(obj), str(obj))
+
+    def bits(x: Any) -> str:
+        return x.hex() if type(x) is float else f"{type(x).__name__}:{x!r}"
+
+    return (
+        type(obj),
+        tuple(vars(obj)),  # the attributes, in order, before any lazy one is read
+        bits(obj.score),
+        bits(obj.bp),
+        type(obj.precisions),
+        tuple(map(bits, obj.precisions)),
+        type(obj.stats),
+        obj.stats,
+        tuple(type(v) for v in obj.stats),
+        obj.signature,
+    )
+
+
+def pure_described(spec: Spec, row: Any, signature: str) -> tuple[Any, ...]:
+    try:
+        return score_described(spec.score_object(row, signature))
+    except Exception as exc:
+        return score_described(exc)
+
+
+def score_settings(rng: random.Random, max_order: int) -> bleu.Settings:
+    """Settings the C code scores with: exp, floor (any value) or none."""
+    method = rng.choice(("exp", "exp", "floor", "none"))
+    value: float | None = None
+    if method == "floor" and rng.random() < 0.7:
+        value = rng.choice((*FLOOR_VALUES, rng.random(), rng.uniform(0, 1e6), rng.randint(0, 9)))
+    order = max_order if rng.random() < 0.95 else rng.randint(1, 6)  # else rows of another order
+    return bleu.Settings(
+        smooth_method=method,
+        smooth_value=value,
+        effective_order=rng.random() < 0.5,
+        max_order=order,
+    )
+
+
+def score_rows(rng: random.Random, order: int, own: list[Any]) -> list[Any]:
+    """A batch of rows for bleu_scores: this iteration's rows (``own``), rows
+    with a run's structure, arbitrary whole numbers, and rows the C code
+    leaves to the pure code."""
+
+    def number() -> int:
+        r = rng.random()
+        if r < 0.4:
+            return rng.randint(-2, 30)
+        if r < 0.7:
+            return rng.randint(-EXACT, EXACT)
+        if r < 0.85:
+            return rng.choice(BOUNDARIES)
+        return rng.randint(-(2**70), 2**70)
+
+    rows: list[Any] = []
+    for _ in range(rng.randint(1, 6)):
+        r = rng.random()
+        if r < 0.3 and own:
+            rows.append(rng.choice(own))
+        elif r < 0.6:
+            segments = rng.choice((1, 1, 1, 5, 1000))
+            hyp_len = rng.randint(0, 50 * segments) if r < 0.55 else rng.randint(0, EXACT)
+            totals = [max(0, hyp_len - n * segments) for n in range(order)]
+            matches: list[int] = []
+            for total in totals:
+                limit = min(total, matches[-1]) if matches else total
+                matches.append(rng.choice((limit, 0, rng.randint(0, limit))))
+            ref_len = rng.randint(0, min(2 * hyp_len + 3, EXACT))
+            rows.append((hyp_len, ref_len, *matches, *totals))
+        elif r < 0.85:
+            if rng.random() < 0.7:  # all within 2**53: mostly scored in C
+                picks = (*SMALL, rng.randint(0, 99), rng.randint(-EXACT, EXACT))
+                rows.append(tuple(rng.choice(picks) for _ in range(2 + 2 * order)))
+            else:
+                rows.append(tuple(number() for _ in range(2 + 2 * order)))
+        else:
+            base = list(rng.choice(own)) if own else [1] * (2 + 2 * order)
+            k = rng.randrange(len(base)) if base else 0
+            kind = rng.randrange(6)
+            if kind == 0:
+                rows.append(base)  # a list
+            elif kind == 1 and base:
+                base[k] = bool(base[k] % 2)
+                rows.append(tuple(base))
+            elif kind == 2 and base:
+                base[k] = rng.choice((float(base[k]), float("nan"), float("inf"), -0.0))
+                rows.append(tuple(base))
+            elif kind == 3 and base:
+                base[k] = OddInt(base[k])
+                rows.append(tuple(base))
+            elif kind == 4:
+                rows.append(tuple(base[: rng.randint(0, len(base))] + [0] * rng.randint(0, 2)))
+            else:
+                rows.append((*base, 0, 0))
+    return rows
+
+
+def check_scores(rng: random.Random, max_order: int, own: list[Any], through_library: bool) -> int:
+    """One bleu_scores batch against the pure score objects (and, if
+    ``through_library``, ``Spec.made_objects``' batch); the number of rows
+    that reached the fallback."""
+    assert N is not None
+    settings = score_settings(rng, max_order)
+    spec = Spec(bleu, settings)
+    rows = score_rows(rng, settings.max_order, own)
+    signature = rng.choice(("", "nrefs:1|case:mixed", "\ud800"))
+    reached: list[Any] = []
+
+    def fallback(row: Any, sig: str) -> Any:
+        reached.append(row)
+        return spec.score_object(row, sig)
+
+    value = settings.effective_smooth_value
+    args = (settings.max_order, settings.smooth_method, float(value or 0.0))
+    args += (settings.effective_order, BLEUScore, signature, fallback)
+    want = [pure_described(spec, row, signature) for row in rows]
+    try:
+        got = [score_described(obj) for obj in N.bleu_scores(rows, *args)]
+    except Exception as exc:
+        raised = [w for w in want if w[0] == "raised"]
+        assert raised and score_described(exc) == raised[0], (rows, settings, exc)
+        return len(reached)
+    assert got == want, (rows, settings, got, want)
+    if through_library:  # the library's closure gives the same
+        made = spec.made_objects
+        assert made is not None, settings
+        assert [score_described(o) for o in made(rows, signature, spec.score_object)] == want
+    return len(reached)
 
 
 def main(argv: list[str]) -> int:
@@ -135,7 +291,7 @@ def main(argv: list[str]) -> int:
         chrf.Settings(char_order=8, word_order=3, lowercase=True),
     ]
     chrf_funcs = [chrf_closures(s) for s in chrf_settings]
-    compared = 0
+    compared = scored = deferred = 0
     recent: list[tuple[str, list[str]]] = []
     t0 = time.time()
     for it in range(iterations):
@@ -175,6 +331,10 @@ def main(argv: list[str]) -> int:
         sum_bz = N.bleu_sum_zh(hyps_b, refs_b, max_order)
         assert sum_b == tuple(map(sum, zip(*rows_b))), (hyps_b, refs_b, max_order)
         assert sum_bz == tuple(map(sum, zip(*rows_bz))), (hyps_b, refs_b, max_order)
+        # BLEU's score objects of these rows and others, every iteration
+        own = [got, got_zh, *rows_b, sum_b, sum_bz]
+        deferred += check_scores(rng, max_order, own, compare)
+        scored += 1
         if compare:
             for tokenize, rows in (
                 (registry.tokenize_13a, rows_b),
@@ -222,6 +382,20 @@ def main(argv: list[str]) -> int:
                 (N.ter_edits, (["a", 3], ter_ref)),
                 (N.ter_edits, (["a"], prep)),
                 (N.ter_edits, (["a"], ter_ref, "0")),
+                *(
+                    (N.bleu_scores, args)
+                    for args in (
+                        ([got], 0, "exp", 0.0, False, BLEUScore, "", print),
+                        ([got], 101, "exp", 0.0, False, BLEUScore, "", print),
+                        ([got], max_order, "add-k", 1.0, False, BLEUScore, "", print),
+                        ([got], max_order, None, 0.0, False, BLEUScore, "", print),
+                        ([got], max_order, "floor", "0.1", False, BLEUScore, "", print),
+                        ([got], max_order, "exp", 0.0, False, "BLEUScore", "", print),
+                        ([got], max_order, "exp", 0.0, False, BLEUScore, "", None),
+                        ([got], max_order, "exp", 0.0, False, BLEUScore, ""),
+                        (3, max_order, "exp", 0.0, False, BLEUScore, "", print),
+                    )
+                ),
             ]
             for kernel, args in bad_calls:
                 try:
@@ -233,7 +407,8 @@ def main(argv: list[str]) -> int:
         if it and it % 100_000 == 0:
             print(f"{it} iterations, {time.time() - t0:.0f}s", flush=True)
     print(
-        f"OK {iterations} iterations ({compared} compared with pure) seed {seed} "
+        f"OK {iterations} iterations ({compared} compared with pure; {scored} bleu_scores "
+        f"batches compared, {deferred} rows deferred to the pure code) seed {seed} "
         f"in {time.time() - t0:.0f}s, kernels from {N.__file__}"
     )
     return 0

@@ -15,7 +15,9 @@ import sys
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import ngrams, tercom
+from bleustream.metrics import bleu, ngrams, tercom
+from bleustream.metrics.registry import Spec
+from bleustream.metrics.scores import BLEUScore
 from bleustream.tokenizers import registry
 
 N = kernels.native
@@ -50,6 +52,39 @@ def main(argv: list[str]) -> int:
     inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]
     inputs += [ter_ref, ter_ref.vocab, ter_ref.ids, ter_long, ter_hyp, ter_bad]
     inputs.append(lines_bytes)
+    # BLEU's score objects: rows the C code scores, rows it leaves to the
+    # pure fallback (a list, a bool, a float, a count past 2**53, a log of 0
+    # without effective order), and rows the pure code raises for.
+    score_spec = Spec(bleu, bleu.Settings())
+    score_fallback = score_spec.score_object
+    signature = "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:leakcheck"
+    scored_rows = [
+        N.hyp_row(hyp_tokens, one, 4),
+        N.hyp_row(hyp_tokens, several, 4),
+        (18, 17, 12, 7, 4, 2, 18, 17, 16, 15),
+        (18, 17, 12, 0, 0, 0, 18, 17, 16, 15),
+        (5, 9, 0, 0, 0, 0, 5, 4, 3, 2),
+        (3, 3, 3, 2, 1, 1, 3, 2, 1, 1),
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        (2**53, 2**52, 2**52, 2**51, 2**50, 2**49, 2**53, 2**53, 2**53, 2**53),
+    ]
+    deferred_rows = [
+        [18, 17, 12, 7, 4, 2, 18, 17, 16, 15],
+        (True, 17, 12, 7, 4, 2, 18, 17, 16, 15),
+        (18, 17, 12.0, 7, 4, 2, 18, 17, 16, 15),
+        (2**63, 17, 12, 7, 4, 2, 18, 17, 16, 15),
+        (1, 4, 1, 0, 0, 0, 1, 0, 0, 0),
+        (18, 17, 12, 7, 4, 2, 18, 17, 16, 2**70),
+    ]
+    raising_rows = [(18, 17, 12), (18, 17, -12, 7, 4, 2, 18, 17, 16, 15)]
+    raising_rows.append((10**400, 17, 12, 7, 4, 2, 18, 17, 16, 15))
+    inputs += [score_spec, score_fallback, signature, scored_rows, deferred_rows, raising_rows]
+    inputs += [*scored_rows, *deferred_rows, *raising_rows, BLEUScore]
+
+    def failing(row: Any, signature: str) -> Any:
+        raise RuntimeError("the fallback failed")
+
+    score_args = (BLEUScore, signature, score_fallback)
 
     errors: list[Callable[[], Any]] = [
         lambda: N.hyp_row(["a", 1], one, 4),
@@ -67,6 +102,18 @@ def main(argv: list[str]) -> int:
         lambda: N.ter_edits(ter_hyp, ter_ref, "x"),
         lambda: N.past_newlines("text", 0, 1),
         lambda: N.past_newlines(lines_bytes, -1, 1),
+        lambda: N.bleu_scores(scored_rows + raising_rows[:1], 4, "exp", 0.0, False, *score_args),
+        lambda: N.bleu_scores(raising_rows[1:2], 4, "exp", 0.0, True, *score_args),
+        lambda: N.bleu_scores([*scored_rows, raising_rows[2]], 4, "none", 0.0, True, *score_args),
+        lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, BLEUScore, signature, failing),
+        lambda: N.bleu_scores(scored_rows, 0, "exp", 0.0, False, *score_args),
+        lambda: N.bleu_scores(scored_rows, 4, "add-k", 1.0, False, *score_args),
+        lambda: N.bleu_scores(scored_rows, 4, "floor", "0.1", False, *score_args),
+        lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, "cls", signature, print),
+        lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, BLEUScore, signature, None),
+        lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, BLEUScore, signature),
+        lambda: N.bleu_scores(scored_rows, *(4, "exp", 0.0, False), *score_args, extra=1),
+        lambda: N.bleu_scores(3, 4, "exp", 0.0, False, *score_args),
     ]
 
     def error_paths() -> None:
@@ -90,6 +137,18 @@ def main(argv: list[str]) -> int:
         "ter_edits, beam DP only": (lambda: N.ter_edits(ter_hyp, ter_ref, 0), 1),
         "ter_edits, 144 words": (lambda: N.ter_edits(ter_hyp * 8, ter_long), 1),
         "past_newlines": (lambda: N.past_newlines(lines_bytes, 3, 40), 1),
+        "bleu_scores, 8 rows": (
+            lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, *score_args),
+            len(scored_rows),
+        ),
+        "bleu_scores, floor, eff.": (
+            lambda: N.bleu_scores(scored_rows, 4, "floor", 0.1, True, *score_args),
+            len(scored_rows),
+        ),
+        "bleu_scores, 6 deferred": (
+            lambda: N.bleu_scores(deferred_rows, 4, "exp", 0.0, False, *score_args),
+            len(deferred_rows),
+        ),
         "error paths": (error_paths, len(errors)),
     }
     per_case = total // sum(weight for _, weight in cases.values())

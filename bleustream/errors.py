@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 EXIT_OK = 0
+EXIT_SACREBLEU = 1  # --compat sacrebleu: what SacreBLEU refuses with its status 1
 EXIT_USAGE = 2  # bad option or configuration
 EXIT_DATAERR = 65  # the input data is wrong (EX_DATAERR)
 EXIT_NOINPUT = 66  # an input file cannot be opened (EX_NOINPUT)
@@ -16,10 +17,17 @@ EXIT_OSERR = 71  # a worker process died (EX_OSERR)
 EXIT_IOERR = 74  # a read or write error (EX_IOERR)
 EXIT_SIGINT = 130  # 128 + SIGINT
 EXIT_SIGTERM = 143  # 128 + SIGTERM
+# --compat sacrebleu: stdin's lines with another number of tab-separated
+# fields than its first, SacreBLEU's status for them.
+EXIT_SACREBLEU_FIELDS = 17
 
 # What each exit status means, for --help and the manual: written once.
 EXIT_STATUSES: tuple[tuple[int, str], ...] = (
     (EXIT_OK, "success"),
+    (
+        EXIT_SACREBLEU,
+        "--compat sacrebleu: what SacreBLEU refuses with status 1, refused with its words",
+    ),
     (EXIT_USAGE, "usage or configuration error"),
     (
         EXIT_DATAERR,
@@ -28,6 +36,11 @@ EXIT_STATUSES: tuple[tuple[int, str], ...] = (
         "reference files, unless --allow-unpaired)",
     ),
     (EXIT_NOINPUT, "an input file cannot be opened"),
+    (
+        EXIT_SACREBLEU_FIELDS,
+        "--compat sacrebleu: a line of standard input with another number of "
+        "tab-separated fields than the first (SacreBLEU's status)",
+    ),
     (EXIT_OSERR, "a worker process of --jobs died (no score is printed)"),
     (EXIT_IOERR, "a read or write error"),
     (
@@ -113,6 +126,21 @@ def lone_surrogate(tokenizer: str, line: str) -> InputError | None:
         f"-tok {tokenizer} cannot tokenize a lone surrogate "
         f"(U+{ord(found.group()):04X} at column {found.start() + 1})"
     )
+
+
+class SacrebleuRefusal(BleustreamError):
+    """What SacreBLEU refuses, refused under ``--compat sacrebleu`` with its
+    words and its exit status (``EXIT_SACREBLEU`` unless given)."""
+
+    def __init__(
+        self,
+        message: str,
+        source: str | None = None,
+        line: int | None = None,
+        status: int = EXIT_SACREBLEU,
+    ) -> None:
+        super().__init__(message, source, line)
+        self.status = status
 
 
 class Interrupted(Exception):

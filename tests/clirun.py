@@ -15,7 +15,7 @@ from typing import Any
 _SCRIPT = Path(sys.executable).with_name("bleustream")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "bleustream"]
 
-DOCUMENTED_STATUSES = {0, 2, 65, 66, 74, 130, 143}
+DOCUMENTED_STATUSES = {0, 1, 2, 17, 65, 66, 74, 130, 143}
 
 
 def run(

@@ -32,6 +32,7 @@ from bleustream.errors import (
     EXIT_SIGTERM,
     InputError,
     Interrupted,
+    SacrebleuRefusal,
     UsageError,
     count_of,
 )
@@ -49,6 +50,7 @@ from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
 from bleustream.metrics.counting import Counter
 from bleustream.metrics.registry import Spec, is_corpus_wide
+from bleustream.output.partial import unmarkable_because, withheld_lines
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
     FORMATTERS,
@@ -176,6 +178,7 @@ class RunOptions:
             keyed_refs=self.keyed_refs,
             systems=self.systems,
             stdin_systems=self.stdin_systems,
+            compat=self.compat,
             num_refs=self.num_refs,
             keep_lines=self.keep_lines,
             sentence_level=self.sentence_level,
@@ -429,7 +432,7 @@ def run(
             unpaired = segments.report.left_out
             if unpaired and not options.allow_unpaired:
                 status = EXIT_DATAERR
-        empty = _say_what_was_left_out(say, state, scorer, policy, segments)
+        empty = _say_what_was_left_out(say, state, scorer.segments, policy, segments)
         if empty and not options.allow_empty:
             status = EXIT_DATAERR
         else:
@@ -439,12 +442,40 @@ def run(
                         say(line)
             finals = _finals(state, scorer, store, policy.count, unpaired)
             text = "" if started else header(fmt, ctx)
-            out.write(text + final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1))
+            final = final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1)
+            if state.partial:
+                final = _marked_or_withheld(say, fmt, ctx, final, finals, scorer.segments)
+            out.write(text + final)
     finally:
         signum = _restore_signals(masked)
     if signum is not None and status == EXIT_OK:
         status = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
     return status
+
+
+def _marked_or_withheld(
+    say: Report,
+    fmt: str,
+    ctx: Context,
+    text: str,
+    finals: Sequence[Record],
+    covered: int,
+    noun: str = "segment",
+    at_the_end: bool = False,
+) -> str:
+    """What standard output gets of an interrupted run's ``text`` (records
+    scored from the ``covered`` segments read): the text, where the format
+    marks it partial on every line with a score; else nothing, and the text
+    goes to standard error, marked (``bleustream.output.partial``).
+
+    ``at_the_end``: ``text`` holds segment records scored at the end from
+    the tables of what was read (NIST, Self-BLEU), partial too."""
+    reason = unmarkable_because(fmt, ctx, len(finals) > 1, at_the_end)
+    if reason is None:
+        return text
+    for line in withheld_lines(text, count_of(covered, noun), reason):
+        say(line)
+    return ""
 
 
 def summed_text(
@@ -467,16 +498,18 @@ def summed_text(
 def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunOptions]:
     """Stdin read again from its start, and the options with its systems:
     the tab-separated fields of its first line."""
-    stdin, fields = peek_stdin_systems(stdin, options.encoding)
-    if fields > 1:
-        options = replace(options, stdin_systems=fields)
-        if options.test is not None and not options.test.paired:
-            raise UsageError(
-                f"stdin has {fields} tab-separated systems: -ci is for one system; "
-                "use a paired test (--paired-bs or --paired-ar) for several"
-            )
-    else:
+    universal = options.reading.stdin_universal_newlines
+    stdin, fields = peek_stdin_systems(stdin, options.encoding, universal)
+    options = replace(options, stdin_systems=fields)
+    if fields == 1:
         options.check_systems(fields, "stdin")
+    elif options.compat and options.sentence_level:
+        raise SacrebleuRefusal("Only one system can be evaluated in sentence-level mode.")
+    elif options.test is not None and not options.test.paired:
+        raise UsageError(
+            f"stdin has {fields} tab-separated systems: -ci is for one system; "
+            "use a paired test (--paired-bs or --paired-ar) for several"
+        )
     return stdin, options
 
 
@@ -500,34 +533,44 @@ TOKENIZED_WARNING = (
 
 
 def _say_what_was_left_out(
-    say: Report, state: _State, scorer: Scorer, policy: BadLinePolicy, segments: Iterator[Any]
+    say: Report, state: _State, scored: int, policy: BadLinePolicy, segments: Iterator[Any]
 ) -> bool:
     """The messages before the final record: bad lines skipped, an empty
-    input, segments left unpaired.  True for an empty input."""
-    empty = False
-    if policy.count:
+    input, segments left unpaired.  True for an empty input (``scored``:
+    the segments scored)."""
+    empty = _is_empty(state, scored, policy)
+    if empty:
+        say(_empty_message(state, policy))
+    elif policy.count:
         say(
             f"skipped {count_of(policy.count, 'bad line')}; "
-            f"the score covers {count_of(scorer.segments, 'segment')}"
+            f"the score covers {count_of(scored, 'segment')}"
         )
-    if scorer.segments == 0 and not state.partial and not policy.count:
-        empty = True
-        names = " and ".join(spec.label for spec in state.specs)
-        verb = "is" if len(state.specs) == 1 else "are"
-        if state.options.allow_empty:
-            say(
-                f"no segments in the input ({input_name(state.options.reading)}); "
-                f"{names} {verb} 0 by definition"
-            )
-        else:
-            say(
-                f"no segments in the input ({input_name(state.options.reading)}); "
-                "--allow-empty scores it as 0"
-            )
     if isinstance(segments, PairedSegments) and segments.report is not None:
         for message in segments.report.messages():
             say(message)
     return empty
+
+
+def _is_empty(state: _State, scored: int, policy: BadLinePolicy) -> bool:
+    """Whether a run that was not interrupted scored no segment, and so has
+    no score to print: an empty input, or every line skipped as bad where
+    no corpus record would carry the mark (``-sl -b``, SacreBLEU's ``-sl``)."""
+    if scored or state.partial:
+        return False
+    return not policy.count or state.context().sentence_only
+
+
+def _empty_message(state: _State, policy: BadLinePolicy) -> str:
+    """The one line that says the input had no segments to score."""
+    where = input_name(state.options.reading)
+    if policy.count:
+        where += f"; {count_of(policy.count, 'bad line')} skipped"
+    if state.options.allow_empty:
+        names = " and ".join(spec.label for spec in state.specs)
+        verb = "is" if len(state.specs) == 1 else "are"
+        return f"no segments in the input ({where}); {names} {verb} 0 by definition"
+    return f"no segments in the input ({where}); --allow-empty scores it as 0"
 
 
 def _finals(
@@ -702,13 +745,18 @@ def _json_document(
     """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
+    # bleustream's own JSON marks a partial score in each object; SacreBLEU's
+    # (compat) cannot, and an interrupted run writes none (``_marked_or_withheld``).
+    mark = None
+    if finals[0].partial and not ctx.compat:
+        mark = {"partial": True, "segments": finals[0].segments}
     if len(finals) > 1:
         names = _table_names(finals, test, named_baseline)
         results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
         keep = set(_sacrebleu_order(ctx))
         per = len(ctx.specs)
         results = [r for i, r in enumerate(results) if i % per in keep]
-        return tables.systems_json(results, test is not None and test.paired, ctx.width)
+        return tables.systems_json(results, test is not None and test.paired, ctx.width, mark)
     record = finals[0]
     results = _results_of(ctx, record)
     parts = []
@@ -720,7 +768,9 @@ def _json_document(
         detail = spec.metric.verbose(record.scores[index], spec.settings)
         signature = ctx.signatures[index]
         parts.append(
-            tables.single_json(result, signature, format_signature(signature), detail, ctx.width)
+            tables.single_json(
+                result, signature, format_signature(signature), detail, ctx.width, mark
+            )
         )
     return tables.single_json_document(parts)
 
@@ -811,9 +861,12 @@ def _run_corpus_wide(
     state = _State(options, (spec,), nrefs or len(options.refs) or 1, systems)
     ctx = state.context()
     segments = corpus.segments
-    if segments == 0 and not partial and not policy.count:
-        report(f"no segments in the input ({input_name(options.reading)}); NIST is 0 by definition")
-    if policy.count:
+    state.partial = partial
+    if _is_empty(state, segments, policy):
+        report(_empty_message(state, policy))
+        if not options.allow_empty:
+            return EXIT_DATAERR
+    elif policy.count:
         report(
             f"skipped {count_of(policy.count, 'bad line')}; the score covers "
             f"{count_of(segments, 'segment')}"
@@ -826,19 +879,28 @@ def _run_corpus_wide(
         Output(stdout).write("".join(out))
         return status
     formatter = FORMATTERS[options.format]
-    lines = [header(options.format, ctx)]
+    lines = []
+    # Every record is scored now, with the weights of the references read:
+    # of an interrupted input, each is partial.
     if counted is not None:
         cache: dict[str, float] = {}
         for position, item in enumerate(where):
             for index, system in enumerate(systems):
                 row = nist.weighted_row(counted[index][position], corpus.table, cache)
-                score = spec.sentence_score(row)
-                lines.append(formatter(_segment_record(item, (score,), system), ctx))
+                record = _segment_record(item, (spec.sentence_score(row),), system)
+                lines.append(formatter(replace(record, partial=partial), ctx))
     for doc in sorted(docs):  # mteval's order of the documents: their ids' string order
         for index, system in enumerate(systems):
             counts = docs[doc][index]
             row = counts.row(corpus.table)
-            record = Record("document", (spec.score(row),), counts.segments, id=doc, system=system)
+            record = Record(
+                "document",
+                (spec.score(row),),
+                counts.segments,
+                id=doc,
+                system=system,
+                partial=partial,
+            )
             lines.append(formatter(record, ctx))
     finals = [
         Record(
@@ -852,7 +914,12 @@ def _run_corpus_wide(
         for system, row in zip(systems, corpus.rows())
     ]
     lines.append(final_text(options.format, ctx, finals, None))
-    Output(stdout).write("".join(lines))
+    text = "".join(lines)
+    if partial:
+        text = _marked_or_withheld(
+            report, options.format, ctx, text, finals, segments, at_the_end=True
+        )
+    Output(stdout).write(header(options.format, ctx) + text)
     return status
 
 
@@ -1058,7 +1125,7 @@ def _run_self_bleu(
     state = _State(options, (spec,), 1, systems)
     ctx = state.context()
     formatter = FORMATTERS[options.format]
-    out = [header(options.format, ctx)]
+    out: list[str] = []
     finals = []
     for (lines, kept, table), system in zip(sets, systems):
         values = self_bleu.values_of(kept, table, settings) if len(kept) > 1 else []
@@ -1067,7 +1134,9 @@ def _run_self_bleu(
             row = (value, 1)
             total = self_bleu.add_row(total, row)
             if options.sentence_level:
-                record = Record("segment", (spec.sentence_score(row),), 1, line=line, system=system)
+                # Each sentence is scored against the others read: partial too.
+                score = spec.sentence_score(row)
+                record = Record("segment", (score,), 1, line=line, system=system, partial=partial)
                 out.append(formatter(record, ctx))
         finals.append(
             Record(
@@ -1082,5 +1151,11 @@ def _run_self_bleu(
     if policy.count:
         report(f"skipped {count_of(policy.count, 'bad line')}")
     out.append(final_text(options.format, ctx, finals, None))
-    Output(stdout).write("".join(out))
+    text = "".join(out)
+    if partial:
+        read = sum(len(kept) for _, kept, _ in sets)
+        text = _marked_or_withheld(
+            report, options.format, ctx, text, finals, read, "sentence", at_the_end=True
+        )
+    Output(stdout).write(header(options.format, ctx) + text)
     return status

@@ -106,9 +106,14 @@ def _scores_only(record: Record, ctx: Context) -> str:
 
 
 def notes_of(record: Record) -> str:
+    """The notes that end a text line: `` [PARTIAL: ...; skipped ...]``, or ""."""
     notes = []
     segments = count_of(record.segments, "segment")
-    if record.partial:
+    if record.partial and record.kind != "corpus":
+        # A score made at the end from tables of the whole input (NIST's,
+        # Self-BLEU's): of an interrupted input, it is partial too.
+        notes.append("PARTIAL: input interrupted")
+    elif record.partial:
         notes.append(f"PARTIAL: input interrupted after {segments}")
     if record.skipped:
         notes.append(f"skipped {count_of(record.skipped, 'bad line')}")
@@ -144,7 +149,8 @@ def format_text(record: Record, ctx: Context) -> str:
         part = f"{spec.label} = {score.score:>{ctx.width + 4}.{ctx.width}f}"
         detail = spec.metric.verbose(score, spec.settings)
         parts.append(part + (f" {detail}" if detail else ""))
-    return f"{prefix}{record.kind:<7} {where!s:>7}  " + "  ".join(parts) + "\n"
+    notes = notes_of(record) if record.partial else ""
+    return f"{prefix}{record.kind:<7} {where!s:>7}  " + "  ".join(parts) + notes + "\n"
 
 
 # ----------------------------------------------------------------------------
@@ -252,6 +258,8 @@ def record_dicts(record: Record, ctx: Context) -> list[dict[str, Any]]:
             data["skipped"] = record.skipped
             if record.unpaired is not None:
                 data["unpaired"] = record.unpaired
+        elif record.partial:  # NIST's and Self-BLEU's, scored from partial tables
+            data["partial"] = True
         out.append(data)
     return out
 

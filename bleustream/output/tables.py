@@ -412,9 +412,15 @@ def latex_report(
 
 
 def single_json(
-    result: Entry, signature: Mapping[str, str], signature_text: str, verbose: str, width: int
+    result: Entry,
+    signature: Mapping[str, str],
+    signature_text: str,
+    verbose: str,
+    width: int,
+    mark: Mapping[str, Any] | None = None,
 ) -> str:
-    """One metric of one system as ``Score.format(..., is_json=True)`` writes it."""
+    """One metric of one system as ``Score.format(..., is_json=True)`` writes it;
+    ``mark`` (bleustream's own, ``{"partial": true, ...}``) is added at the end."""
     import json
 
     data: dict[str, Any] = {
@@ -426,6 +432,7 @@ def single_json(
     if verbose:
         data["verbose_score"] = verbose
     data.update(signature)
+    data.update(mark or {})
     return json.dumps(data, indent=1, ensure_ascii=False)
 
 
@@ -436,14 +443,19 @@ def single_json_document(parts: Sequence[str]) -> str:
     return "[\n" + ",\n".join(parts) + "\n]\n"
 
 
-def systems_json(results: Sequence[Entry], paired: bool, width: int) -> str:
-    """Several systems' JSON: scores as strings, or each test's result."""
+def systems_json(
+    results: Sequence[Entry], paired: bool, width: int, mark: Mapping[str, Any] | None = None
+) -> str:
+    """Several systems' JSON: scores as strings, or each test's result;
+    ``mark`` (bleustream's own) is added to each system's object."""
     import json
 
     rows: dict[str, dict[str, Any]] = {}
     for r in results:
         row = rows.setdefault(r.system, {"system": r.system})
         row[r.metric] = paired_json_value(r) if paired else f"{r.score:.{width}f}"
+    for row in rows.values():
+        row.update(mark or {})
     return json.dumps(list(rows.values()), indent=4) + "\n"
 
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, NamedTuple
 
-from bleustream.errors import BleustreamError, InputError, Interrupted, UsageError
+from bleustream.errors import (
+    EXIT_SACREBLEU_FIELDS,
+    BleustreamError,
+    InputError,
+    Interrupted,
+    SacrebleuRefusal,
+    UsageError,
+)
 from bleustream.inputs.lines import (
     STDIN_NAME,
     BadLinePolicy,
@@ -52,7 +59,16 @@ def open_all(
     sources: list[LineSource] = []
     try:
         for path in paths:
-            sources.append(open_source(path, stdin, encoding, options.encoding_errors, policy))
+            sources.append(
+                open_source(
+                    path,
+                    stdin,
+                    encoding,
+                    options.encoding_errors,
+                    policy,
+                    options.stdin_universal_newlines,
+                )
+            )
     except BleustreamError:
         for source in sources:
             source.close()
@@ -135,8 +151,8 @@ def _all_items(
             hyps = (segment.hyp, *more)
             yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
         return
-    if options.stdin_systems > 1:
-        yield from _stdin_systems(segments, options.stdin_systems, sources[0], policy)
+    if options.stdin_systems:
+        yield from _stdin_systems(segments, options, sources[0], policy)
         return
     n = options.systems
     for segment in segments:
@@ -158,34 +174,66 @@ def _all_items(
 
 
 def _stdin_systems(
-    segments: Iterator[Segment], n: int, source: LineSource, policy: BadLinePolicy
+    segments: Iterator[Segment], options: ReadOptions, source: LineSource, policy: BadLinePolicy
 ) -> Iterator[Item]:
-    """Items of stdin lines whose tab-separated fields are ``n`` systems.
+    """Items of stdin lines whose tab-separated fields are systems, as many
+    as the first line has (``options.stdin_systems``, one included).
 
     As SacreBLEU reads them: the first line fixes the number of fields
     (each field as it is, the line right-stripped); every later line must
     have as many, each field right-stripped.
     """
+    n = options.stdin_systems
     first = True
     for segment in segments:
         fields = segment.hyp.split("\t")
         if len(fields) != n:
-            raise InputError(
-                f"expected {n} tab-separated hypotheses (one per system, as on the first "
-                f"line), found {len(fields)}",
-                source.name,
-                segment.line,
-            )
+            raise _uneven_fields(n, len(fields), options, source.name, segment.line)
         hyps = tuple(fields) if first else tuple(field.rstrip() for field in fields)
         first = False
         yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
 
 
-def peek_stdin_systems(stdin: BinaryIO, encoding: str) -> tuple[BinaryIO, int]:
-    """The number of tab-separated fields of stdin's first line, and a
-    stream that reads that line again."""
+def _uneven_fields(
+    n: int, found: int, options: ReadOptions, name: str, line: int
+) -> BleustreamError:
+    """The error for a line of stdin with ``found`` tab-separated fields where
+    the first has ``n``: SacreBLEU's words and status under ``--compat
+    sacrebleu``."""
+    if options.compat:
+        return SacrebleuRefusal(
+            "FATAL: the number of tab-delimited fields in the input stream differ across lines.",
+            name,
+            line,
+            EXIT_SACREBLEU_FIELDS,
+        )
+    if n == 1:
+        return InputError(
+            f"{found} tab-separated fields, where the first line has 1: with REF files, "
+            "the tab-separated fields of standard input are systems, as many on every "
+            "line as on the first",
+            name,
+            line,
+        )
+    return InputError(
+        f"expected {n} tab-separated hypotheses (one per system, as on the first "
+        f"line), found {found}",
+        name,
+        line,
+    )
+
+
+def peek_stdin_systems(
+    stdin: BinaryIO, encoding: str, universal_newlines: bool = False
+) -> tuple[BinaryIO, int]:
+    """The number of tab-separated fields of stdin's first line (ending at a
+    lone ``\\r`` too with ``universal_newlines``), and a stream that reads
+    that line again."""
     first = stdin.readline()
-    text = first.decode(encoding, "replace").rstrip()
+    text = first.decode(encoding, "replace")
+    if universal_newlines:
+        text = text.split("\n")[0].split("\r")[0]
+    text = text.rstrip()
     return _Replay(first, stdin), len(text.split("\t")) if text else 1
 
 

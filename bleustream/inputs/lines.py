@@ -1,7 +1,12 @@
 """Read lines and pair each hypothesis with its references.
 
 Lines end at ``\\n`` only: a ``\\r`` or any other separator inside a line is
-text, and so is a byte-order mark, as SacreBLEU's command line reads them.
+text, and so is a byte-order mark, as SacreBLEU's command line reads its
+files.  SacreBLEU reads standard input with universal newlines (a line
+also ends at a lone ``\\r``, and ``\\r\\n`` is one line end): a
+``LineSource`` made with ``universal_newlines`` reads so, for
+``--compat sacrebleu``.
+
 Each field has its trailing white space stripped, as SacreBLEU strips each
 line of its files.  Every line is decoded on its own, so a bad byte is
 reported with its file, line and column.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import re
 import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, Callable, NamedTuple
@@ -29,6 +35,9 @@ from typing import BinaryIO, Callable, NamedTuple
 from bleustream.errors import InputError, OpenError, ReadError, UsageError
 
 STDIN_NAME = "<stdin>"
+
+# The line ends of universal newlines, as Python's text files read them.
+_UNIVERSAL_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class Segment(NamedTuple):
@@ -80,7 +89,8 @@ class LineSource:
 
     Iterating yields each line as a string, or ``None`` for a line that
     could not be decoded and that ``on_bad`` chose to skip.  ``line`` is the
-    number of the line last read.
+    number of the line last read.  With ``universal_newlines`` a line also
+    ends at a lone ``\\r`` and at ``\\r\\n``.
     """
 
     def __init__(
@@ -90,6 +100,7 @@ class LineSource:
         encoding: str = "utf-8",
         errors: str = "strict",
         on_bad: Callable[[InputError], None] | None = None,
+        universal_newlines: bool = False,
     ) -> None:
         self.name = name
         self.line = 0
@@ -99,24 +110,15 @@ class LineSource:
         self._errors = errors
         self._on_bad = on_bad or BadLinePolicy()
         self._gzip = isinstance(stream, gzip.GzipFile)
+        self._universal = universal_newlines
+        self._pending: list[bytes] = []  # universal: lines read ahead, last first
 
     def __iter__(self) -> Iterator[str | None]:
         return self
 
     def __next__(self) -> str | None:
-        try:
-            raw = self._readline()
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", self.name, self.line + 1) from None
-        except OSError as exc:
-            raise ReadError(
-                f"read error: {exc.strerror or exc}", self.name, self.line + 1
-            ) from None
-        if not raw:
-            raise StopIteration
+        raw = self._pending.pop() if self._pending else self._next_raw()
         self.line += 1
-        if raw[-1:] == b"\n":
-            raw = raw[:-1]
         try:
             return raw.decode(self._encoding, self._errors)
         except UnicodeDecodeError as exc:
@@ -128,6 +130,29 @@ class LineSource:
             message = f"invalid {_codec_label(self._encoding)} ({exc})"
         self._on_bad(InputError(message, self.name, self.line))
         return None
+
+    def _next_raw(self) -> bytes:
+        """The bytes of the next line, without its line end."""
+        try:
+            raw = self._readline()
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", self.name, self.line + 1) from None
+        except OSError as exc:
+            raise ReadError(
+                f"read error: {exc.strerror or exc}", self.name, self.line + 1
+            ) from None
+        if not raw:
+            raise StopIteration
+        if self._universal and b"\r" in raw:
+            # A "\r" never ends what readline read: "\r\n" is inside it.
+            pieces = _UNIVERSAL_LINE_END.split(raw)
+            if not pieces[-1]:  # what follows the last line end
+                pieces.pop()
+            pieces.reverse()
+            raw = pieces.pop()
+            self._pending = pieces
+            return raw
+        return raw[:-1] if raw[-1:] == b"\n" else raw
 
     @property
     def stream(self) -> BinaryIO:
@@ -148,12 +173,14 @@ def open_source(
     encoding: str = "utf-8",
     errors: str = "strict",
     on_bad: Callable[[InputError], None] | None = None,
+    stdin_universal_newlines: bool = False,
 ) -> LineSource:
-    """A ``LineSource`` for a file name, ``-`` for ``stdin``; ``.gz`` is decompressed."""
+    """A ``LineSource`` for a file name, ``-`` for ``stdin`` (read with
+    universal newlines if ``stdin_universal_newlines``); ``.gz`` is decompressed."""
     if path == "-":
         if stdin is None:
             raise OpenError("standard input is closed", STDIN_NAME)
-        return LineSource(STDIN_NAME, stdin, encoding, errors, on_bad)
+        return LineSource(STDIN_NAME, stdin, encoding, errors, on_bad, stdin_universal_newlines)
     try:
         raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
     except FileNotFoundError:

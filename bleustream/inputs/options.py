@@ -29,13 +29,18 @@ class ReadOptions:
     fairseq_hyp: str = "D"
     keyed_refs: str | None = None
     systems: int = 1  # paste input: hypotheses per line
-    # REF files with tab-separated stdin: the systems in each line's fields,
-    # as SacreBLEU reads them (0: stdin is one system's lines, tabs and all).
+    # Hypotheses on stdin with REF files: the systems in each line's
+    # tab-separated fields, as SacreBLEU reads them, the first line's number
+    # (0: not read so; a tab is then text).
     stdin_systems: int = 0
     num_refs: int = 1  # references per line of the one reference file
     # A test set's --origlang/--subset: the numbers of the lines scored.
     keep_lines: frozenset[int] | None = None
     sentence_level: bool = False
+    # --compat sacrebleu: stdin's hypotheses read as SacreBLEU's command line
+    # reads them (universal newlines), and its uneven fields refused with
+    # SacreBLEU's words and status.
+    compat: bool = False
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -56,3 +61,12 @@ class ReadOptions:
     @property
     def input(self) -> str:
         return self.inputs[0]
+
+    @property
+    def stdin_universal_newlines(self) -> bool:
+        """Whether standard input ends a line at a lone ``\\r`` too: under
+        ``--compat sacrebleu``, where it holds hypotheses read with REF files,
+        as SacreBLEU reads them."""
+        return (
+            self.compat and self.input_format == "paste" and bool(self.refs) and "-" in self.inputs
+        )

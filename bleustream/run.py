@@ -609,6 +609,20 @@ def _finals(
     return finals
 
 
+def _write_whole(stdout: BinaryIO, text: str, status: int) -> int:
+    """Writes the records of a run scored at the end (NIST, Self-BLEU) in one
+    piece; a signal meanwhile waits until they are out, then sets the status.
+    (A signal while they are scored ends the run with none: see ``main``.)"""
+    masked = _block_signals()
+    try:
+        Output(stdout).write(text)
+    finally:
+        signum = _restore_signals(masked)
+    if signum is not None and status == EXIT_OK:
+        status = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
+    return status
+
+
 def _block_signals() -> Any:
     if not hasattr(signal, "pthread_sigmask"):
         return None
@@ -876,8 +890,7 @@ def _run_corpus_wide(
         for index, system in enumerate(systems):
             record = _nist_record(corpus, index, spec, system, partial, policy.count)
             out.append(json.dumps(record, ensure_ascii=False) + "\n")
-        Output(stdout).write("".join(out))
-        return status
+        return _write_whole(stdout, "".join(out), status)
     formatter = FORMATTERS[options.format]
     lines = []
     # Every record is scored now, with the weights of the references read:
@@ -919,8 +932,7 @@ def _run_corpus_wide(
         text = _marked_or_withheld(
             report, options.format, ctx, text, finals, segments, at_the_end=True
         )
-    Output(stdout).write(header(options.format, ctx) + text)
-    return status
+    return _write_whole(stdout, header(options.format, ctx) + text, status)
 
 
 class _NistInterrupted(Exception):
@@ -1157,5 +1169,4 @@ def _run_self_bleu(
         text = _marked_or_withheld(
             report, options.format, ctx, text, finals, read, "sentence", at_the_end=True
         )
-    Output(stdout).write(header(options.format, ctx) + text)
-    return status
+    return _write_whole(stdout, header(options.format, ctx) + text, status)

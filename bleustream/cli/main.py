@@ -466,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options["detail"]:
             from bleustream.cli import detail
 
-            detail.check(options)
+            options["detail"] = detail.check(options)
         if testsets.wanted(options):
             testsets.check(options)
             text = testsets.action(options)
@@ -488,6 +488,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if not options["detail"]:
             return run(run_options, stdin, stdout, report, sys.stderr)
+        if not options.get("test_set") and not run_options.compat:
+            status = run(run_options, stdin, stdout, report, sys.stderr)
+            if status == EXIT_OK:
+                report("--detail (-d): no test set (-t), so no parts to score")
+            return status
         again = detail.replayable(stdin, options)
         status = run(run_options, again(), stdout, report, sys.stderr)
         if status == EXIT_OK:
@@ -497,6 +502,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         report(str(exc))
         return exc.status
     except Interrupted as exc:
+        # Before the run began reading (or a second signal while it wrote its
+        # partial score): nothing more is written to standard output.
+        report("interrupted; nothing more is written")
         return EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
     except OSError as exc:
         report(f"write error: {exc.strerror or exc}")

@@ -38,6 +38,7 @@ from bleustream.errors import (
 )
 from bleustream.inputs.items import (
     Item,
+    check_stdin_fields,
     count_item,
     input_name,
     items_of_segments,
@@ -504,6 +505,7 @@ def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunO
     if fields == 1:
         options.check_systems(fields, "stdin")
     elif options.compat and options.sentence_level:
+        check_stdin_fields(stdin, options.reading)  # SacreBLEU reads them all first
         raise SacrebleuRefusal("Only one system can be evaluated in sentence-level mode.")
     elif options.test is not None and not options.test.paired:
         raise UsageError(
@@ -869,7 +871,9 @@ def _run_corpus_wide(
         corpus, counted, where, docs = stop.corpus, stop.counted, stop.where, stop.docs
         partial = True
         status = EXIT_SIGINT if stop.signum == signal.SIGINT else EXIT_SIGTERM
-        report(f"interrupted; the score covers the {count_of(corpus.segments, 'segment')} read")
+        report(
+            f"interrupted; the score covers the {count_of(corpus.segments, 'segment')} read so far"
+        )
     nrefs = corpus.nrefs
     spec = Spec(spec.metric, replace(settings, nrefs=nrefs or 1))
     state = _State(options, (spec,), nrefs or len(options.refs) or 1, systems)
@@ -1123,7 +1127,9 @@ def _run_self_bleu(
         except Interrupted as exc:
             partial = True
             status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
-            report(f"interrupted; the score covers the {count_of(len(kept), 'sentence')} read")
+            report(
+                f"interrupted; the score covers the {count_of(len(kept), 'sentence')} read so far"
+            )
             break
         finally:
             source.close()

@@ -194,6 +194,21 @@ def _stdin_systems(
         yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
 
 
+def check_stdin_fields(stdin: BinaryIO, options: ReadOptions) -> None:
+    """Reads the rest of stdin, whose first line had ``options.stdin_systems``
+    tab-separated fields, and raises the error of the first line with
+    another number, as SacreBLEU reads all of stdin before it refuses
+    anything else (undecodable bytes are replaced, not reported)."""
+    encoding = check_encoding(options.encoding)
+    source = LineSource(
+        STDIN_NAME, stdin, encoding, "replace", None, options.stdin_universal_newlines
+    )
+    for text in source:
+        found = len((text or "").rstrip().split("\t"))
+        if found != options.stdin_systems:
+            raise _uneven_fields(options.stdin_systems, found, options, source.name, source.line)
+
+
 def _uneven_fields(
     n: int, found: int, options: ReadOptions, name: str, line: int
 ) -> BleustreamError:

@@ -5,7 +5,9 @@
  * bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls,
  *             signature, fallback) returns, for each row, what the pure
  * Spec(bleu, settings).score_object(row, signature) returns: a ``cls``
- * (BLEUScore) made as BLEUScore.of_stats makes it, whose score, bp and
+ * (BLEUScore) made as BLEUScore.of_stats makes it, with SacreBLEU's
+ * attributes in its order and their text (prec_str, _verbose) formatted as
+ * float.__format__ formats them, whose score, bp and
  * precisions are bleustream.metrics.bleu.bleu_of_row's -- SacreBLEU's
  * compute_bleu -- operation for operation:
  *
@@ -249,30 +251,194 @@ bleu_of_row(const Settings *st, const long long *row, double *score, double *bp,
 /* the score objects                                                   */
 /* ------------------------------------------------------------------ */
 
-/* BLEUScore.of_stats's attributes, in its order, then Spec.score_object's. */
-enum { A_SCORE, A_PRECISIONS, A_BP, A_STATS, A_SIGNATURE, N_ATTRS };
-static const char *const attr_names[N_ATTRS] = {"score", "precisions", "bp", "stats",
-                                                "signature"};
+/* BLEUScore.of_stats's attributes, in its order (SacreBLEU's BLEUScore's,
+ * then Spec.score_object's): vars() of the two objects list the same keys. */
+enum {
+    A_NAME,
+    A_SCORE,
+    A_MEAN,
+    A_CI,
+    A_VERBOSE,
+    A_BP,
+    A_COUNTS,
+    A_TOTALS,
+    A_SYS_LEN,
+    A_REF_LEN,
+    A_PRECISIONS,
+    A_PREC_STR,
+    A_RATIO,
+    A_STATS,
+    A_SIGNATURE,
+    N_ATTRS
+};
+static const char *const attr_names[N_ATTRS] = {
+    "name",    "score",   "_mean",      "_ci",      "_verbose", "bp",    "counts",   "totals",
+    "sys_len", "ref_len", "precisions", "prec_str", "ratio",    "stats", "signature"};
+
+/* Py_NewRef, which Python 3.9 lacks */
+static PyObject *
+new_ref(PyObject *obj)
+{
+    Py_INCREF(obj);
+    return obj;
+}
+
+/* Constants every object of a call shares: "BLEU" and -1.0. */
+typedef struct {
+    PyObject *name;
+    PyObject *minus_one;
+} Shared;
+
+/* format(x, spec) of a float for a fixed-point spec ('.1f', '.3f'): the
+ * C function float.__format__ calls for it, into out (size chars).
+ *
+ * Sentence scores repeat a few values (100.0, 50.0, a bp of 1.0), and
+ * PyOS_double_to_string costs more than the rest of an object: the texts
+ * are kept in a small direct-mapped cache, keyed by the value's bits and
+ * the digits (the text is a function of those alone).  The module runs
+ * with the GIL (Py_MOD_GIL_USED), which guards the cache. */
+#define FIXED_CACHE_SIZE 512
+#define FIXED_TEXT_SIZE 24
+static struct {
+    unsigned long long bits; /* the value's bits */
+    int digits;              /* 0: an empty slot */
+    char text[FIXED_TEXT_SIZE];
+} fixed_cache[FIXED_CACHE_SIZE];
+
+static int
+fixed(char *out, size_t size, double x, int digits)
+{
+    unsigned long long bits, slot;
+    char *text;
+    size_t len;
+    memcpy(&bits, &x, sizeof bits);
+    slot = (bits ^ (bits >> 29) ^ (bits >> 47) ^ (unsigned long long)digits) % FIXED_CACHE_SIZE;
+    if (fixed_cache[slot].digits == digits && fixed_cache[slot].bits == bits) {
+        len = strlen(fixed_cache[slot].text);
+        if (len < size) {
+            memcpy(out, fixed_cache[slot].text, len + 1);
+            return 0;
+        }
+    }
+    text = PyOS_double_to_string(x, 'f', digits, 0, NULL);
+    if (text == NULL)
+        return -1;
+    len = strlen(text);
+    if (len >= size) {
+        PyMem_Free(text);
+        PyErr_SetString(PyExc_OverflowError, "bleu_scores: a number too long to format");
+        return -1;
+    }
+    memcpy(out, text, len + 1);
+    PyMem_Free(text);
+    if (len < FIXED_TEXT_SIZE) {
+        fixed_cache[slot].bits = bits;
+        fixed_cache[slot].digits = digits;
+        memcpy(fixed_cache[slot].text, out, len + 1);
+    }
+    return 0;
+}
+
+/* 1 when every precision's '.1f' text fits prec_text's buffer (a floor
+ * smoothing value can make one as long as 1e308's); 0 sends the row to the
+ * pure code. */
+static int
+short_texts(const double *prec, Py_ssize_t order)
+{
+    Py_ssize_t n;
+    for (n = 0; n < order; n++)
+        if (!(fabs(prec[n]) < 1e15))
+            return 0;
+    return 1;
+}
+
+/* SacreBLEU's prec_str, "/".join(f"{p:.1f}" for p in precisions), into
+ * buf (PREC_TEXT_SIZE chars): its length, or -1 on an error. */
+#define PREC_TEXT_SIZE (MAX_SCORE_ORDER * 20)
+static Py_ssize_t
+prec_text(char *buf, const double *prec, Py_ssize_t order)
+{
+    /* Each text is at most 18 chars (short_texts), and a '/'. */
+    char one[64];
+    size_t len = 0, k;
+    Py_ssize_t n;
+    for (n = 0; n < order; n++) {
+        if (fixed(one, sizeof one, prec[n], 1) < 0)
+            return -1;
+        k = strlen(one);
+        if (len + k + 2 > PREC_TEXT_SIZE) {
+            PyErr_SetString(PyExc_OverflowError, "bleu_scores: precisions too long to format");
+            return -1;
+        }
+        if (n)
+            buf[len++] = '/';
+        memcpy(buf + len, one, k);
+        len += k;
+    }
+    buf[len] = '\0';
+    return (Py_ssize_t)len;
+}
 
 static PyObject *
-score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, double score,
-             double bp, const double *prec, Py_ssize_t order, PyObject *row, PyObject *signature)
+score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, const Shared *shared,
+             double score, double bp, const double *precisions, Py_ssize_t order, PyObject *row,
+             PyObject *signature)
 {
-    PyObject *values[N_ATTRS] = {NULL, NULL, NULL, row, signature};
+    PyObject *values[N_ATTRS] = {NULL};
     PyObject *obj = NULL;
+    long long sys_len, ref_len;
+    double ratio;
+    char bp_text[64], ratio_text[64], prec[PREC_TEXT_SIZE], verbose[PREC_TEXT_SIZE + 256];
+    Py_ssize_t prec_len;
+    int verbose_len;
     Py_ssize_t n;
     int k, ok = 1;
+    /* The row's numbers are exact ints (row_numbers): int(x) is x. */
+    sys_len = PyLong_AsLongLong(PyTuple_GET_ITEM(row, 0));
+    ref_len = PyLong_AsLongLong(PyTuple_GET_ITEM(row, 1));
+    ratio = ref_len ? (double)sys_len / (double)ref_len : 0.0;
+    values[A_NAME] = new_ref(shared->name);
+    values[A_MEAN] = new_ref(shared->minus_one);
+    values[A_CI] = new_ref(shared->minus_one);
+    values[A_SYS_LEN] = new_ref(PyTuple_GET_ITEM(row, 0));
+    values[A_REF_LEN] = new_ref(PyTuple_GET_ITEM(row, 1));
+    values[A_STATS] = new_ref(row);
+    values[A_SIGNATURE] = new_ref(signature);
     values[A_SCORE] = PyFloat_FromDouble(score);
     values[A_BP] = PyFloat_FromDouble(bp);
+    /* sys_len / ref_len if ref_len else 0: the int 0 */
+    values[A_RATIO] = ref_len ? PyFloat_FromDouble(ratio) : PyLong_FromLong(0);
     values[A_PRECISIONS] = PyList_New(order);
-    if (values[A_SCORE] == NULL || values[A_BP] == NULL || values[A_PRECISIONS] == NULL)
-        goto done;
+    /* counts and totals: list(stats[2:2 + order]), list(stats[2 + order:]) */
+    values[A_COUNTS] = PyList_New(order);
+    values[A_TOTALS] = PyList_New(order);
+    for (k = 0; k < N_ATTRS; k++)
+        if (values[k] == NULL && k != A_VERBOSE && k != A_PREC_STR)
+            goto done;
     for (n = 0; n < order; n++) {
-        PyObject *p = PyFloat_FromDouble(prec[n]);
+        PyObject *p = PyFloat_FromDouble(precisions[n]);
         if (p == NULL)
             goto done;
         PyList_SET_ITEM(values[A_PRECISIONS], n, p);
+        PyList_SET_ITEM(values[A_COUNTS], n, new_ref(PyTuple_GET_ITEM(row, 2 + n)));
+        PyList_SET_ITEM(values[A_TOTALS], n, new_ref(PyTuple_GET_ITEM(row, 2 + order + n)));
     }
+    /* prec_str and _verbose: SacreBLEU's f-strings, with float.__format__'s digits */
+    if ((prec_len = prec_text(prec, precisions, order)) < 0 ||
+        fixed(bp_text, sizeof bp_text, bp, 3) < 0 ||
+        fixed(ratio_text, sizeof ratio_text, ratio, 3) < 0)
+        goto done;
+    verbose_len = snprintf(verbose, sizeof verbose,
+                           "%s (BP = %s ratio = %s hyp_len = %lld ref_len = %lld)", prec,
+                           bp_text, ratio_text, sys_len, ref_len);
+    if (verbose_len < 0 || (size_t)verbose_len >= sizeof verbose) {
+        PyErr_SetString(PyExc_OverflowError, "bleu_scores: a score text too long to format");
+        goto done;
+    }
+    values[A_PREC_STR] = PyUnicode_DecodeASCII(prec, prec_len, NULL);
+    values[A_VERBOSE] = PyUnicode_DecodeASCII(verbose, verbose_len, NULL);
+    if (values[A_PREC_STR] == NULL || values[A_VERBOSE] == NULL)
+        goto done;
     /* object.__new__(cls), as of_stats */
     obj = PyBaseObject_Type.tp_new(cls, empty, NULL);
     if (obj == NULL)
@@ -282,9 +448,8 @@ score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, double 
     if (!ok)
         Py_CLEAR(obj);
 done:
-    Py_XDECREF(values[A_SCORE]);
-    Py_XDECREF(values[A_BP]);
-    Py_XDECREF(values[A_PRECISIONS]);
+    for (k = 0; k < N_ATTRS; k++)
+        Py_XDECREF(values[k]);
     return obj;
 }
 
@@ -311,6 +476,7 @@ bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
     PyObject *rows = NULL, *list = NULL, *empty = NULL, *res = NULL;
     PyObject *names[N_ATTRS] = {NULL};
     PyObject *cls, *signature, *fallback;
+    Shared shared = {NULL, NULL};
     long long numbers[2 + 2 * MAX_SCORE_ORDER];
     double prec[MAX_SCORE_ORDER];
     Settings st;
@@ -369,6 +535,9 @@ bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
             goto done;
     if ((empty = PyTuple_New(0)) == NULL)
         goto done;
+    if ((shared.name = PyUnicode_InternFromString("BLEU")) == NULL ||
+        (shared.minus_one = PyFloat_FromDouble(-1.0)) == NULL)
+        goto done;
     n = PyTuple_GET_SIZE(rows);
     size = 2 + 2 * st.order;
     if ((list = PyList_New(n)) == NULL)
@@ -377,9 +546,9 @@ bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
         PyObject *row = PyTuple_GET_ITEM(rows, i), *obj;
         double score, bp;
         if (sum_state == 1 && row_numbers(row, size, numbers) &&
-            bleu_of_row(&st, numbers, &score, &bp, prec))
-            obj = score_object((PyTypeObject *)cls, names, empty, score, bp, prec, st.order, row,
-                               signature);
+            bleu_of_row(&st, numbers, &score, &bp, prec) && short_texts(prec, st.order))
+            obj = score_object((PyTypeObject *)cls, names, empty, &shared, score, bp, prec,
+                               st.order, row, signature);
         else {
             PyObject *call[2] = {row, signature};
             obj = PyObject_Vectorcall(fallback, call, 2, NULL);
@@ -393,6 +562,8 @@ bs_bleu_scores(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
 done:
     Py_XDECREF(list);
     Py_XDECREF(empty);
+    Py_XDECREF(shared.name);
+    Py_XDECREF(shared.minus_one);
     for (k = 0; k < N_ATTRS; k++)
         Py_XDECREF(names[k]);
     Py_DECREF(rows);

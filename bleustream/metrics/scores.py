@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from typing import Any
 
 # Short names of the fields every signature may hold (SacreBLEU's
 # ``Signature._abbr``); each metric module adds its own (``SIGNATURE_SHORT``).
@@ -84,18 +84,21 @@ class Score:
 
     After a bootstrap (``corpus_score(..., n_bootstrap=N)``) ``_mean`` and
     ``_ci`` hold the mean of the resampled scores and half the width of
-    their 95% interval; they are -1 otherwise.
+    their 95% interval; they are -1 otherwise.  ``_verbose`` is the detail
+    after the score in its text.  An object made by bleustream also has
+    ``stats`` and ``signature`` in its ``__dict__``, after SacreBLEU's
+    attributes; one made by calling the class has the empty defaults.
     """
 
-    _verbose = ""
+    stats: tuple[Any, ...] = ()
+    signature = ""
 
     def __init__(self, name: str, score: float) -> None:
         self.name = name
         self.score = score
         self._mean = -1.0
         self._ci = -1.0
-        self.stats: tuple[Any, ...] = ()
-        self.signature = ""
+        self._verbose = ""
 
     def format(
         self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
@@ -148,41 +151,30 @@ class Score:
     __str__ = __repr__
 
 
-class _FromStats:
-    """An attribute read off ``stats`` when first asked for, then kept.
-
-    A non-data descriptor: the value goes into the instance's ``__dict__``,
-    so reading it again is a plain attribute, and it can be set like any
-    other.  A training loop scoring a sentence per sample reads ``score``
-    and seldom these.
-    """
-
-    def __init__(self, read: Callable[[BLEUScore], Any]) -> None:
-        self.read = read
-        self.name = read.__name__
-
-    def __get__(self, obj: BLEUScore | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.read(obj)
-        return value
+def bleu_verbose(
+    precisions: Sequence[float], bp: float, ratio: float, sys_len: int, ref_len: int
+) -> tuple[str, str]:
+    """SacreBLEU's ``prec_str`` and the detail after a BLEU score (``_verbose``)."""
+    prec_str = "/".join([f"{p:.1f}" for p in precisions])
+    return prec_str, (
+        f"{prec_str} (BP = {bp:.3f} ratio = {ratio:.3f} "
+        f"hyp_len = {sys_len:d} ref_len = {ref_len:d})"
+    )
 
 
 class BLEUScore(Score):
-    """A BLEU score with its parts, as SacreBLEU's ``BLEUScore``.
+    """A BLEU score with its parts, as SacreBLEU's ``BLEUScore``, with its
+    attributes (``vars``) in its order.
 
     ``counts`` and ``totals`` are the matching and hypothesis n-grams per
     order (with ``add-k`` smoothing, the ``k`` added to orders above the
     first, as SacreBLEU reports them), ``precisions`` percentages.
 
     ``of_stats`` makes one from its statistics without SacreBLEU's seven
-    arguments: ``counts``, ``totals``, ``sys_len``, ``ref_len`` and
-    ``ratio`` are then read off ``stats`` when first used.
+    arguments; the C kernel ``bleu_scores`` (``_native_scores.c``) makes
+    the same objects, attribute for attribute: a change here is a change
+    there.
     """
-
-    name = "BLEU"
-    _mean = -1.0
-    _ci = -1.0
 
     def __init__(
         self,
@@ -201,7 +193,9 @@ class BLEUScore(Score):
         self.sys_len = sys_len
         self.ref_len = ref_len
         self.precisions = precisions
-        self.ratio = sys_len / ref_len if ref_len else 0
+        ratio = sys_len / ref_len if ref_len else 0
+        self.prec_str, self._verbose = bleu_verbose(precisions, bp, ratio, sys_len, ref_len)
+        self.ratio = ratio
 
     @classmethod
     def of_stats(
@@ -214,45 +208,27 @@ class BLEUScore(Score):
     ) -> BLEUScore:
         """The score of statistics ``(sys_len, ref_len, *counts, *totals)``
         (no add-k: its counts are not the statistics)."""
+        order = len(precisions)
+        sys_len, ref_len = int(stats[0]), int(stats[1])
+        ratio = sys_len / ref_len if ref_len else 0
+        prec_str, verbose = bleu_verbose(precisions, bp, ratio, sys_len, ref_len)
         self = object.__new__(cls)
+        self.name = "BLEU"
         self.score = score
-        self.precisions = precisions
+        self._mean = -1.0
+        self._ci = -1.0
+        self._verbose = verbose
         self.bp = bp
+        self.counts = list(stats[2 : 2 + order])
+        self.totals = list(stats[2 + order :])
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.prec_str = prec_str
+        self.ratio = ratio
         self.stats = stats
         self.signature = signature
         return self
-
-    @_FromStats
-    def counts(self) -> list[Any]:
-        return list(self.stats[2 : 2 + len(self.precisions)])
-
-    @_FromStats
-    def totals(self) -> list[Any]:
-        return list(self.stats[2 + len(self.precisions) :])
-
-    @_FromStats
-    def sys_len(self) -> int:
-        return int(self.stats[0])
-
-    @_FromStats
-    def ref_len(self) -> int:
-        return int(self.stats[1])
-
-    @_FromStats
-    def ratio(self) -> float:
-        return self.sys_len / self.ref_len if self.ref_len else 0
-
-    # Made when read, not for every sentence scored.
-    @property
-    def prec_str(self) -> str:
-        return "/".join([f"{p:.1f}" for p in self.precisions])
-
-    @property
-    def _verbose(self) -> str:  # type: ignore[override]
-        return (
-            f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
-            f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})"
-        )
 
 
 class CHRFScore(Score):

@@ -23,6 +23,7 @@ from tests.conftest import REAL_DATA, REAL_DATA_MISSING
 SACREBLEU = [sys.executable, "-m", "sacrebleu"]
 WMT17 = REAL_DATA / "sacrebleu-wmt17-en-de"
 SYSTEMS = ("online-B.0", "uedin-nmt.4722", "online-A.0")
+A, B = SYSTEMS[0], SYSTEMS[1]
 
 
 def env_of(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -283,8 +284,13 @@ def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
     [
         ("-t", "wmt17", "-l", "en-de", "-d", "-f", "text"),
         ("-t", "wmt17", "-l", "en-de", "-d", "-m", "bleu", "chrf", "ter", "-w", "2"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-b"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-b", "-m", "ter", "chrf", "bleu"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-f", "json", "-m", "chrf", "bleu"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-ci", "-cin", "10", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-sl", "-b", "-f", "text"),
     ],
-    ids=["bleu", "three-metrics"],
+    ids=["bleu", "three-metrics", "score-only", "score-only-three", "json", "ci", "sl"],
 )
 def test_detail_is_sacrebleus(cache: Path, args: tuple[str, ...]) -> None:
     """-d: after the scores, each origlang's (and domain's) as SacreBLEU prints them;
@@ -293,7 +299,7 @@ def test_detail_is_sacrebleus(cache: Path, args: tuple[str, ...]) -> None:
     env = {"SACREBLEU": str(cache)}
     theirs = sacrebleu(*args, "-i", hyp, cwd=cache, env=env)
     assert theirs.returncode == 0, theirs.stderr
-    assert b"origlang=de domain=ALL" in theirs.stdout
+    assert (b"origlang=de domain=ALL" in theirs.stdout) == ("-sl" not in args)
     ours = bleustream(*args, "-i", hyp, "--compat", "sacrebleu", cwd=cache, env=env)
     assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
     piped = bleustream(*args, "--compat", "sacrebleu", cwd=cache, env=env, input=hyp.read_bytes())
@@ -316,10 +322,48 @@ def test_detail_with_origlang_scores_that_part_where_sacrebleu_fails(cache: Path
     assert part.startswith("origlang=en domain=ALL : sentences=1000   BLEU = ")
 
 
-def test_detail_needs_one_system_of_a_test_set(data: Path) -> None:
-    alone = bleustream("ref", "-i", SYSTEMS[0], "-d", cwd=data)
-    assert alone.returncode == 2
-    assert alone.stderr == b"bleustream: --detail (-d) splits a test set: give one with -t and -l\n"
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-i", A),
+        ("-i", A, "-b", "-m", "chrf", "bleu"),
+        ("-i", A, B, "-f", "text"),
+        ("-i", A, "-sl", "-f", "text"),
+    ],
+    ids=["one", "score-only", "two-systems", "sl"],
+)
+def test_detail_without_a_test_set_is_sacrebleus(data: Path, args: tuple[str, ...]) -> None:
+    """Without -t, SacreBLEU scores and says it found no parts (one system,
+    corpus scores); with several systems or -sl it passes -d over."""
+    theirs = sacrebleu("ref", *args, "-d", cwd=data)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = bleustream("ref", *args, "-d", "--compat", "sacrebleu", cwd=data)
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+    said = b"No subset information found" in theirs.stdout
+    assert said == (args in (("-i", A), ("-i", A, "-b", "-m", "chrf", "bleu")))
+
+
+def test_detail_of_stdins_systems_is_passed_over_as_in_sacrebleu(data: Path) -> None:
+    stdin = pasted(data, A, B)
+    theirs = sacrebleu("ref", "-d", "-f", "text", cwd=data, input=stdin)
+    ours = bleustream("ref", "-d", "-f", "text", "--compat", "sacrebleu", cwd=data, input=stdin)
+    assert theirs.returncode == 0 and b"System 2" in theirs.stdout
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+
+
+def test_detail_without_a_test_set_scores_and_says_so_in_bleustreams_mode(data: Path) -> None:
+    plain = bleustream("ref", "-i", A, "-b", cwd=data)
+    alone = bleustream("ref", "-i", A, "-b", "-d", cwd=data)
+    assert (alone.returncode, alone.stdout) == (0, plain.stdout)
+    assert alone.stderr == b"bleustream: --detail (-d): no test set (-t), so no parts to score\n"
+
+
+def test_detail_of_several_systems_is_refused_in_bleustreams_mode(data: Path) -> None:
+    two = bleustream("ref", "-i", A, B, "-d", cwd=data)
+    assert (two.returncode, two.stdout) == (2, b"")
+    assert two.stderr == (
+        b"bleustream: --detail (-d) scores the parts of one system's test set: one system\n"
+    )
 
 
 def test_an_origlang_with_no_sentence_is_one_line(cache: Path) -> None:
@@ -439,9 +483,6 @@ def test_tokenizer_advice_for_the_target_is_sacrebleus(data: Path, pair: str) ->
 # --------------------------------------------------------------------------
 # What SacreBLEU refuses, refused in its layouts; a repeated baseline
 # --------------------------------------------------------------------------
-
-
-A, B = SYSTEMS[0], SYSTEMS[1]
 
 
 @pytest.mark.parametrize(

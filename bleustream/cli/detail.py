@@ -28,16 +28,27 @@ from bleustream.cli import testsets
 from bleustream.errors import EXIT_OK, UsageError
 from bleustream.run import RunOptions, run
 
+# SacreBLEU's words, on stdout after the scores, when there are no parts.
+NO_PARTS = "No subset information found. Consider using --origlang argument.\n"
 
-def check(options: dict[str, Any]) -> None:
-    if not options.get("test_set"):
-        raise UsageError("--detail (-d) splits a test set: give one with -t and -l")
-    if len(options["input"]) > 1 or options["systems"] > 1:
-        raise UsageError("--detail (-d) is for one system, as in SacreBLEU")
+
+def check(options: dict[str, Any]) -> bool:
+    """Whether ``-d`` adds its lines to this run (a ``UsageError`` if it cannot).
+
+    In SacreBLEU's mode, ``-d`` is passed over where SacreBLEU passes it
+    over: with ``-sl`` and with several systems.
+    """
+    compat = options["compat"] == "sacrebleu"
+    several = len(options["input"]) > 1 or options["systems"] > 1
+    if compat and (several or options["sentence_level"]):
+        return False
+    if several:
+        raise UsageError("--detail (-d) scores the parts of one system's test set: one system")
     if options["sentence_level"] or options["every"]:
         raise UsageError("--detail (-d) adds corpus scores: not with -sl or --every")
     if options["format"] == "json":
         options["format"] = "text"  # SacreBLEU's: the parts would break the JSON
+    return True
 
 
 def parts(options: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
@@ -72,12 +83,24 @@ def detail_text(
     report: Callable[[str], None],
 ) -> str:
     """The lines ``-d`` adds (SacreBLEU's words when a test set has no parts)."""
-    found = parts(options)
+    if _stdin_systems(run_options, stdin):
+        return ""  # several systems, from stdin's fields: SacreBLEU adds nothing
+    found = parts(options) if options.get("test_set") else []
     if not found:
-        return "No subset information found. Consider using --origlang argument.\n"
+        return NO_PARTS
     results: dict[str, list[tuple[int, str, float]]] = {}
     for key, kept in found:
-        part = replace(run_options, keep_lines=kept, format="jsonl", every=0, progress=False)
+        # Each part as SacreBLEU scores it: the corpus score alone, whatever
+        # -b or a test asked of the main score.
+        part = replace(
+            run_options,
+            keep_lines=kept,
+            format="jsonl",
+            every=0,
+            progress=False,
+            score_only=False,
+            test=None,
+        )
         out = io.BytesIO()
         status = run(part, stdin(), out, report)  # type: ignore[arg-type]
         if status != EXIT_OK:
@@ -96,6 +119,19 @@ def detail_text(
         for key, scores in results.items()
         for n, name, score in scores
     )
+
+
+def _stdin_systems(run_options: RunOptions, stdin: Callable[[], BinaryIO | None]) -> bool:
+    """Whether stdin's tab-separated fields are several systems (its first line says)."""
+    if not run_options.stdin_splits:
+        return False
+    stream = stdin()
+    if stream is None:
+        return False
+    try:
+        return b"\t" in stream.readline()
+    finally:
+        stream.close()
 
 
 def replayable(stdin: BinaryIO | None, options: dict[str, Any]) -> Callable[[], BinaryIO | None]:

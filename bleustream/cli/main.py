@@ -153,6 +153,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         nist_docs=options["nist_docs"],
         compat=options["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(options),
+        counting_given=_counting_given(options),
         format=options["format"],
         width=options["width"],
         score_only=options["score_only"],
@@ -310,6 +311,22 @@ def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if score_only and options["origins"].get(option.dest) != FROM_DEFAULT:
             overrides.setdefault(metric.NAME, {})[field] = options[option.dest]
     return overrides
+
+
+def _counting_given(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Counting settings given (not defaults), by metric: NIST's statistics
+    read back must have been counted with them.  ``-tok`` is declared with
+    BLEU's options and is NIST's tokenizer too."""
+    given: dict[str, dict[str, Any]] = {}
+    origins = options["origins"]
+    for metric, option in all_options():
+        field = option.settings_field
+        score_only = field in metric.SCORE_ONLY or field in metric.SCORE_ONLY_ONE_REF
+        if option.config and not score_only and origins.get(option.dest) != FROM_DEFAULT:
+            given.setdefault(metric.NAME, {})[field] = options[option.dest]
+    if origins.get("tokenize", FROM_DEFAULT) != FROM_DEFAULT:
+        given.setdefault("nist", {})["tokenize"] = options["tokenize"]
+    return given
 
 
 def settings_options(options: dict[str, Any]) -> dict[str, Any]:

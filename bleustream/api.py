@@ -14,15 +14,11 @@ SacreBLEU's score objects with the same numbers.  ``BLEU``, ``CHRF`` and
 A ``Scorer`` streams: feed it batches with ``update``, read ``score()`` at
 any time; its ``stats`` pickle and add, so shards scored in other processes
 or on other machines merge with ``merge``.
-
-This module also hands the core its bootstrap (``corpus_score(...,
-n_bootstrap=N)``), which lives in ``bleustream.significance``.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Callable
@@ -36,31 +32,9 @@ from bleustream.metrics.metric_classes import (
     Scoring,
     scoring,
     spec,
-    use_resampler,
 )
-from bleustream.metrics.protocol import Row
-from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
 from bleustream.scorer import Scorer, Totals
-
-
-def _bootstrap(the_spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[str, float, float]:
-    """SacreBLEU's ``_bootstrap_resample`` and ``Score.estimate_ci`` of one metric."""
-    # Imported here: resampling is rare, and the command line never needs it.
-    from bleustream.metrics.numpy_scores import require_numpy
-    from bleustream.significance import draws
-
-    np = require_numpy("corpus_score(n_bootstrap=...)")
-    seed = draws.parse_seed(os.environ.get("SACREBLEU_SEED", str(draws.DEFAULT_SEED)))
-    metric, settings = the_spec.metric, the_spec.settings
-    _, mean, ci = draws.bootstrap_ci(
-        np.array(rows), lambda sums: metric.score_rows(sums, settings), n_samples, seed
-    )
-    assert mean is not None and ci is not None
-    return draws.seed_text(seed), mean, ci
-
-
-use_resampler(_bootstrap)
 
 
 def _corpus(

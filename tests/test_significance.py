@@ -41,6 +41,7 @@ from sacrebleu.significance import PairedTest, _bootstrap_resample
 from sacrebleu.significance import Result as SacreResult
 
 from bleustream.errors import UsageError
+from bleustream.metrics import bootstrap
 from bleustream.metrics import numpy_scores as batch
 from bleustream.metrics.scores import COMMON_SHORT
 from bleustream.output import tables as report
@@ -522,7 +523,8 @@ def test_paired_tests_in_many_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     chunks of masks, TER through chunked float64 products; bootstrap's 105
     resamples in chunks of 52, 52 and 1.
     """
-    monkeypatch.setattr(significance, "_CHUNK_ELEMENTS", 52 * 3000)
+    monkeypatch.setattr(significance, "CHUNK_ELEMENTS", 52 * 3000)  # AR's masks
+    monkeypatch.setattr(bootstrap, "CHUNK_ELEMENTS", 52 * 3000)  # bootstrap's indices
     rng = np.random.default_rng(8)
     n = 3000
     systems = [(f"s{i}", tuple(f"{i}" for _ in range(n))) for i in range(3)]
@@ -545,7 +547,7 @@ def test_paired_tests_in_many_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
         )
         for i, (name, _) in enumerate(systems)
     ]
-    assert significance._prepare(np, ours_stats[0].stats["BLEU"]).running  # float32 rounds
+    assert bootstrap.prepare(np, ours_stats[0].stats["BLEU"]).running  # float32 rounds
     for test_type, count in (("ar", 210), ("bs", 105)):
         _, theirs = run_paired_test(monkeypatch, systems, metrics, test_type, count, "12345")
         run = significance.paired_ar if test_type == "ar" else significance.paired_bs

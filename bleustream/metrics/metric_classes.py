@@ -7,11 +7,9 @@ on one ``Spec``: the counting and arithmetic are the metric module's, the
 same the command line runs.  ``spec(name, **settings)`` makes a ``Spec``
 from the same keywords.
 
-``corpus_score(..., n_bootstrap=N)`` needs SacreBLEU's bootstrap
-resampling, which lives in ``bleustream.significance``, above this layer.
-The core does not import it: the layer that does (``bleustream.api``,
-always imported with the package) hands it in through
-``use_resampler``.
+``corpus_score(..., n_bootstrap=N)`` runs SacreBLEU's bootstrap of the
+segments' rows, ``bleustream.metrics.bootstrap`` (imported, with numpy,
+only then).
 """
 
 from __future__ import annotations
@@ -35,21 +33,12 @@ from bleustream.metrics.scores import BLEUScore, Score, Signature
 from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
 
 
-def _warn(message: str) -> None:
-    """SacreBLEU's warnings, to the ``bleustream`` logger (imported when one is given)."""
+def _warn(message: str, *args: Any) -> None:
+    """SacreBLEU's warnings, to its logger, ``sacrebleu`` (``logging`` imported
+    when one is given); ``args`` as ``Logger.warning`` takes them."""
     import logging
 
-    logging.getLogger("bleustream").warning(message)
-
-
-# (spec, per-segment rows, samples) -> (seed text, mean, half the 95% interval)
-Resampler = Callable[[Spec, Sequence[Row], int], tuple[str, float, float]]
-_resampler: list[Resampler] = []
-
-
-def use_resampler(resampler: Resampler) -> None:
-    """Sets the bootstrap behind ``corpus_score(..., n_bootstrap=N)``."""
-    _resampler[:] = [resampler]
+    logging.getLogger("sacrebleu").warning(message, *args)
 
 
 @dataclass(frozen=True)
@@ -218,11 +207,11 @@ class Metric:
         if not self._force:
             self._warn_tokenized(hypotheses)
         if rows is not None:
-            if not _resampler:
-                raise RuntimeError("bootstrap resampling needs bleustream's significance layer")
             if not rows:
                 raise ValueError(f"{prefix}bootstrap resampling needs at least one segment")
-            self.seed, mean, ci = _resampler[0](self.spec, rows, n_bootstrap)
+            from bleustream.metrics.bootstrap import corpus_bootstrap
+
+            self.seed, mean, ci = corpus_bootstrap(self.spec, rows, n_bootstrap)
             self.n_bootstrap = n_bootstrap
         result = self._scoring.spec.score_object(total, self.get_signature().format())
         if rows is not None:

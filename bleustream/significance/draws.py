@@ -66,26 +66,30 @@ function here runs.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
+from bleustream.metrics.bootstrap import (
+    CHUNK_ELEMENTS,
+    DEFAULT_SEED,
+    FLOAT32_EXACT,
+    Prepared,
+    RowScorer,
+    bootstrap_indices,
+    bootstrap_scores,
+    prepare,
+    resample_sums,
+    score_estimate_ci,
+    seed_text,
+)
 from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import parse_seed as parse_seed  # for the callers of draws
 from bleustream.significance.result import Result
 
-RowScorer = Callable[[Any], Any]
-
-DEFAULT_SEED = 12345
 DEFAULT_CI_SAMPLES = 1000
 DEFAULT_BS_SAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
-
-# Work arrays hold about this many elements per chunk (indices, counts, masks).
-_CHUNK_ELEMENTS = 1 << 21
-# Integers up to 2**24 are exact in float32.
-_FLOAT32_EXACT = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -99,11 +103,6 @@ class SystemStats:
 # ----------------------------------------------------------------------------
 # Seeds and signatures
 # ----------------------------------------------------------------------------
-
-
-def seed_text(seed: int | None) -> str:
-    """The seed as SacreBLEU's signature shows it (``12345``, ``none``)."""
-    return str(seed).lower()
 
 
 def system_seed(seed: int | None) -> int | None:
@@ -182,19 +181,6 @@ def _segments(arrays: Sequence[Any]) -> int:
     return n
 
 
-def bootstrap_indices(rng: Any, n_segments: int, n_samples: int) -> Iterator[Any]:
-    """``rng.choice(n_segments, size=(n_samples, n_segments))`` in chunks of rows.
-
-    The chunks, stacked, equal the single call's array (numpy's bounded
-    integers buffer 32-bit halves in the bit generator itself), and leave
-    ``rng`` in the same state.
-    """
-    rows = max(1, _CHUNK_ELEMENTS // n_segments)
-    for start in range(0, n_samples, rows):
-        size = (min(rows, n_samples - start), n_segments)
-        yield rng.choice(n_segments, size=size, replace=True)
-
-
 def swap_masks(rng: Any, n_segments: int, n_trials: int) -> Iterator[Any]:
     """``rng.integers(2, size=(n_trials, n_segments), dtype=bool)`` in chunks of rows.
 
@@ -203,111 +189,9 @@ def swap_masks(rng: Any, n_segments: int, n_trials: int) -> Iterator[Any]:
     values: the stream, and the generator's state after it, are unchanged.
     """
     unit = 32 // math.gcd(n_segments, 32)
-    rows = max(unit, (_CHUNK_ELEMENTS // n_segments) // unit * unit)
+    rows = max(unit, (CHUNK_ELEMENTS // n_segments) // unit * unit)
     for start in range(0, n_trials, rows):
         yield rng.integers(2, size=(min(rows, n_trials - start), n_segments), dtype=bool)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """One statistics array ready for resampling, split by columns.
-
-    ``exact`` columns are integers whose resample sums stay at most 2**24,
-    so float32 adds them exactly in any order; they are read from ``stats``,
-    the caller's array (no copy).  The ``running`` columns (fractional, or
-    too large) are SacreBLEU's float32 values, one contiguous row per column.
-    """
-
-    stats: Any
-    exact: tuple[int, ...]
-    running: tuple[int, ...]
-    running32: Any
-
-
-def _prepare(np: Any, stats: Any) -> _Prepared:
-    array = np.asarray(stats)
-    if array.ndim != 2:
-        raise ValueError("statistics must be a 2-D array (segments x row)")
-    n = len(array)
-    if n:  # the largest magnitude per column, without an absolute copy of the array
-        largest = np.maximum(array.max(axis=0), -(array.min(axis=0).astype(np.float64)))
-    else:
-        largest = np.zeros(array.shape[1])
-    if array.dtype.kind in "iub":
-        integral = np.ones(array.shape[1], dtype=bool)
-    else:
-        integral = (array == np.trunc(array)).all(axis=0)
-    fits = integral & (largest.astype(np.float64) * n <= _FLOAT32_EXACT)
-    exact = tuple(int(j) for j in np.flatnonzero(fits))
-    running = tuple(int(j) for j in np.flatnonzero(~fits))
-    running32 = np.ascontiguousarray(array[:, list(running)].T, dtype=np.float32)
-    return _Prepared(array, exact, running, running32)
-
-
-def _running_sums(column32: Any, idx_t: Any, rows: int) -> Any:
-    """Float32 sum of ``column32[idx]`` for each resample, added in index order.
-
-    ``idx_t`` is the chunk's indices transposed, C-contiguous (segments x
-    samples, at least 2 samples).  Reducing the gathered block over its
-    first axis, numpy adds segment after segment into a running row of
-    samples: SacreBLEU's ``stats_np[idxs][i].sum(0)`` order.  (Over a
-    contiguous last axis, or a single sample, numpy would sum pairwise and
-    round differently.)
-    """
-    return column32[idx_t].sum(axis=0)[:rows]
-
-
-def _resample_sums(np: Any, prepared: Sequence[_Prepared], chunks: Iterator[Any]) -> list[Any]:
-    """Float32 sums of every resample (one row per sample) for each array.
-
-    Exact columns of all arrays side by side in one float32 matrix: how
-    often each segment is drawn (``bincount``) times the statistics, one
-    matrix product per chunk whose partial sums are integers of at most
-    2**24, hence exact in any order.  Other columns: ``_running_sums``.
-    """
-    widths = [len(p.exact) for p in prepared]
-    stacked = None
-    if sum(widths):
-        n = len(prepared[0].stats)
-        stacked = np.empty((n, sum(widths)), dtype=np.float32)
-        start = 0
-        for p, width in zip(prepared, widths):
-            stacked[:, start : start + width] = p.stats[:, list(p.exact)]
-            start += width
-    parts: list[list[Any]] = [[] for _ in prepared]
-    for idx in chunks:
-        rows, n = idx.shape
-        sums = None
-        if stacked is not None:
-            flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
-            counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-            sums = counts.astype(np.float32) @ stacked
-        idx_t = None
-        if any(p.running for p in prepared):
-            idx_t = np.ascontiguousarray((idx if rows > 1 else np.repeat(idx, 2, axis=0)).T)
-        start = 0
-        for p, width, part in zip(prepared, widths, parts):
-            out = np.empty((rows, p.stats.shape[1]), dtype=np.float32)
-            if width:
-                out[:, list(p.exact)] = sums[:, start : start + width]
-                start += width
-            for j, column32 in zip(p.running, p.running32):
-                out[:, j] = _running_sums(column32, idx_t, rows)
-            part.append(out)
-    return [np.concatenate(p) for p in parts]
-
-
-def _bootstrap_scores(
-    np: Any,
-    seed: int | None,
-    n_samples: int,
-    jobs: Sequence[tuple[_Prepared, RowScorer]],
-) -> list[Any]:
-    """Scores of every resample, for each (statistics, scorer), from one fresh generator."""
-    n = len(jobs[0][0].stats)
-    rng = np.random.default_rng(seed)
-    sums = _resample_sums(np, [p for p, _ in jobs], bootstrap_indices(rng, n, n_samples))
-    return [scorer(s) for s, (_, scorer) in zip(sums, jobs)]
 
 
 def _actual_score(np: Any, stats: Any, scorer: RowScorer) -> float:
@@ -347,26 +231,6 @@ def _estimate_ci(np: Any, scores: Any) -> tuple[float, float]:
     return float(scores.mean()), float(ci)
 
 
-def _score_estimate_ci(np: Any, scores: Any) -> tuple[float, float]:
-    """SacreBLEU's ``Score.estimate_ci`` (single-system ``-ci``).
-
-    The same bounds, but ``statistics.mean``: the exact mean rounded to the
-    scores' type (``np.float32(mean)`` for float32 scores, which numpy
-    converts through a double, as here).  SacreBLEU raises TypeError when
-    Python floats and float32 mix (a resample scoring exactly 0 among chrF or
-    TER scores); here the float64 array is averaged as Python floats.
-    """
-    raw = np.sort(scores)
-    n = len(raw)
-    lower_idx = n // 40
-    upper_idx = n - lower_idx - 1
-    ci = 0.5 * (raw[upper_idx] - raw[lower_idx])
-    mean = statistics.mean(raw.tolist())
-    if raw.dtype == np.float32:
-        mean = np.float32(mean)
-    return float(mean), float(ci)
-
-
 def _p_value(np: Any, stats: Any, real_difference: float) -> float:
     """SacreBLEU's ``_compute_p_value``: (count of stats > delta + 1) / (n + 1).
 
@@ -396,7 +260,7 @@ def resample_scores(
     """
     np = require_numpy("bootstrap resampling")
     _segments([stats])
-    return _bootstrap_scores(np, seed, n_samples, [(_prepare(np, stats), score_rows)])[0]
+    return bootstrap_scores(np, seed, n_samples, [(prepare(np, stats), score_rows)])[0]
 
 
 def bootstrap_ci(
@@ -434,14 +298,14 @@ def confidence_intervals(
     actual = [_actual_score(np, a, scorers[label]) for a, label in zip(arrays, labels)]
     if n_samples <= 1:
         return [Result(system, label, score) for label, score in zip(labels, actual)]
-    jobs = [(_prepare(np, a), scorers[label]) for a, label in zip(arrays, labels)]
+    jobs = [(prepare(np, a), scorers[label]) for a, label in zip(arrays, labels)]
     if seed is None:
-        samples = [_bootstrap_scores(np, None, n_samples, [job])[0] for job in jobs]
+        samples = [bootstrap_scores(np, None, n_samples, [job])[0] for job in jobs]
     else:
-        samples = _bootstrap_scores(np, seed, n_samples, jobs)
+        samples = bootstrap_scores(np, seed, n_samples, jobs)
     results = []
     for label, score, scores in zip(labels, actual, samples):
-        mean, ci = _score_estimate_ci(np, scores)
+        mean, ci = score_estimate_ci(np, scores)
         results.append(Result(system, label, score, mean=mean, ci=ci))
     return results
 
@@ -485,17 +349,17 @@ def paired_bs(
         {label: _actual_score(np, s.stats[label], scorers[label]) for label in labels}
         for s in everyone
     ]
-    prepared = [{label: _prepare(np, s.stats[label]) for label in labels} for s in everyone]
+    prepared = [{label: prepare(np, s.stats[label]) for label in labels} for s in everyone]
 
-    def jobs(index: int) -> list[tuple[_Prepared, RowScorer]]:
+    def jobs(index: int) -> list[tuple[Prepared, RowScorer]]:
         return [(prepared[index][label], scorers[label]) for label in labels]
 
     # The baseline's interval: _bootstrap_resample, a generator per metric.
     shared = seed is not None and system_seed(seed) == seed
     if seed is None:
-        baseline_ci = [_bootstrap_scores(np, None, n_samples, [job])[0] for job in jobs(0)]
+        baseline_ci = [bootstrap_scores(np, None, n_samples, [job])[0] for job in jobs(0)]
     elif shared:  # every system draws the baseline's indices: one pass for all
-        everything = _bootstrap_scores(
+        everything = bootstrap_scores(
             np, seed, n_samples, [job for i in range(len(everyone)) for job in jobs(i)]
         )
         per_system = [
@@ -503,7 +367,7 @@ def paired_bs(
         ]
         baseline_ci = per_system[0]
     else:
-        baseline_ci = _bootstrap_scores(np, seed, n_samples, jobs(0))
+        baseline_ci = bootstrap_scores(np, seed, n_samples, jobs(0))
 
     results = []
     for label, scores in zip(labels, baseline_ci):
@@ -514,7 +378,7 @@ def paired_bs(
         if shared:
             scores_bl, scores_sys = baseline_ci, per_system[i]
         else:
-            drawn = _bootstrap_scores(np, system_seed(seed), n_samples, jobs(0) + jobs(i))
+            drawn = bootstrap_scores(np, system_seed(seed), n_samples, jobs(0) + jobs(i))
             scores_bl, scores_sys = drawn[: len(labels)], drawn[len(labels) :]
         for j, label in enumerate(labels):
             sys_mean, sys_ci = _estimate_ci(np, scores_sys[j])
@@ -560,8 +424,8 @@ def paired_ar(
     for label in labels:
         mean = ci = None
         if n_confidence > 0:
-            job = (_prepare(np, baseline.stats[label]), scorers[label])
-            (scores,) = _bootstrap_scores(np, seed, n_confidence, [job])
+            job = (prepare(np, baseline.stats[label]), scorers[label])
+            (scores,) = bootstrap_scores(np, seed, n_confidence, [job])
             mean, ci = _estimate_ci(np, scores)
         results.append(Result(baseline.name, label, actual[0][label], mean=mean, ci=ci))
 
@@ -583,11 +447,11 @@ def paired_ar(
                 outcome[i][label] = (_p_value(np, np.abs(a - b), diff), None, None)
         if n_confidence > 0:  # drawn after the masks, from the same generator
             jobs = [
-                (_prepare(np, everyone[i].stats[label]), scorers[label])
+                (prepare(np, everyone[i].stats[label]), scorers[label])
                 for i in group
                 for label in labels
             ]
-            sums = _resample_sums(np, [p for p, _ in jobs], bootstrap_indices(rng, n, n_confidence))
+            sums = resample_sums(np, [p for p, _ in jobs], bootstrap_indices(rng, n, n_confidence))
             for k, (i, label) in enumerate((i, label) for i in group for label in labels):
                 mean, ci = _estimate_ci(np, jobs[k][1](sums[k]))
                 outcome[i][label] = (outcome[i][label][0], mean, ci)
@@ -635,7 +499,7 @@ def _ar_differences(
     stacked = None
     if int_pairs:
         largest = max(max(int(np.abs(bl).max()), int(np.abs(sy).max())) for *_, bl, sy in int_pairs)
-        exact32 = 2 * largest * n <= _FLOAT32_EXACT
+        exact32 = 2 * largest * n <= FLOAT32_EXACT
         width = sum(bl.shape[1] for *_, bl, _ in int_pairs)
         stacked = np.empty((n, width), dtype=np.float32 if exact32 else np.float64)
         start = 0

@@ -1,4 +1,4 @@
-"""Build the optional C kernels, ``bleustream._native``.
+"""Build the optional C kernels, ``bleustream._native._kernels``.
 
 The project's metadata is in ``pyproject.toml``; this file only adds the
 extension.  Where there is no C compiler, or the build fails, the install
@@ -74,12 +74,33 @@ def _compile_args() -> list[str]:
     return args
 
 
+# The kernels' sources, one concept a file, and their one internal header.
+# The extension lives beside them, in bleustream/_native/, a folder that is
+# no package of its own: unbuilt, ``bleustream._native`` imports as an empty
+# namespace package, and only ``bleustream._native._kernels`` means a build.
+KERNEL_SOURCES = [
+    f"bleustream/_native/{name}.c"
+    for name in (
+        "module",
+        "args",
+        "arena",
+        "ngrams",
+        "tokenize",
+        "bleu_rows",
+        "bleu_lines",
+        "chrf",
+        "newlines",
+        "scores",
+        "ter",
+    )
+]
+
 setup(
     ext_modules=[
         Extension(
-            "bleustream._native",
-            ["bleustream/_native.c", "bleustream/_native_scores.c", "bleustream/_native_ter.c"],
-            depends=["bleustream/_native_scores.h", "bleustream/_native_ter.h"],
+            "bleustream._native._kernels",
+            KERNEL_SOURCES,
+            depends=["bleustream/_native/kernels.h"],
             extra_compile_args=_compile_args(),
             optional=False,
         )

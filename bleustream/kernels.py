@@ -2,11 +2,16 @@
 
 Chosen once per process, at import: ``BLEUSTREAM_PUREPYTHON`` set to any
 non-empty value other than ``0`` forces the pure-Python path; otherwise the
-C extension ``bleustream._native`` is used when it was built.  Worker
-processes (``-j``, Dask) inherit the environment, so they make the same
-choice.  Both paths give the same rows, byte for byte; the pure modules
-remain the readable reference, and bind ``native``'s functions once at
-their own import when it is not None.
+C extension ``bleustream._native._kernels`` is used when it was built.
+Worker processes (``-j``, Dask) inherit the environment, so they make the
+same choice.  Both paths give the same rows, byte for byte; the pure modules
+remain the readable reference, and each ends with one block that binds its
+public names to the C twin (``c_<name>``, None on the pure path) or to the
+pure one (``py_<name>``).
+
+The C sources live in ``bleustream/_native/``, a folder that is no package
+of its own: in a tree that was never built it imports as an empty namespace
+package, so only the extension module inside it counts as a build.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ def _load() -> ModuleType | None:
     if pure_python_forced():
         return None
     try:
-        import bleustream._native as compiled
+        from bleustream._native import _kernels as compiled
     except ImportError:
         return None
     return compiled

@@ -202,6 +202,6 @@ def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(tercom._Pair, "banded_rows", counting_rows)
     monkeypatch.setattr(tercom, "_shift_candidates", counting_candidates)
     # The paths counted are the pure module's, so TER's rows use it here too
-    # (the compiled ter_edits equals it: tests/test_kernels_ter.py).
-    monkeypatch.setattr(ter, "count_edits", tercom.translation_edit_rate)
+    # (the compiled count_edits equals it: tests/test_kernels_ter.py).
+    monkeypatch.setattr(ter, "count_edits", tercom.py_count_edits)
     return reached

@@ -1,6 +1,6 @@
 """The compiled kernels against their pure-Python twins, and the choice between them.
 
-Each C function (``bleustream._native``) is compared, exactly (``==`` on the
+Each C function (``bleustream._native._kernels``) is compared, exactly (``==`` on the
 Python objects, types checked), with the pure function it stands for: the
 13a and zh tokenizers, chrF++'s words, BLEU's row of a tokenized or raw
 line, and chrF's rows, on adversarial text (``tests/adversarial.py`` and
@@ -23,8 +23,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -49,20 +48,20 @@ def _extension_files() -> list[Path]:
     return [
         p
         for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        for p in PACKAGE_DIR.glob(f"_native{suffix}")
+        for p in (PACKAGE_DIR / "_native").glob(f"_kernels{suffix}")
     ]
 
 
 def _load_native() -> ModuleType | None:
     try:
-        return importlib.import_module("bleustream._native")
+        return importlib.import_module("bleustream._native._kernels")
     except ImportError:
         return None
 
 
 N = _load_native()
 needs_native = pytest.mark.skipif(
-    N is None, reason="the C extension bleustream._native is not built"
+    N is None, reason="the C extension bleustream._native._kernels is not built"
 )
 
 PUNCT13A = '{|}~[\\]^_`!"#$%&()*+:;<=>?@/' + ".,-'"
@@ -104,24 +103,11 @@ def _rows(row: Any) -> None:
     assert all(type(v) is int for v in row)
 
 
-@contextmanager
-def _kernels(module: ModuleType, native: ModuleType | None) -> Iterator[None]:
-    """Closures of ``module`` made inside use ``native`` (None: the pure code)."""
-    saved = module._native  # type: ignore[attr-defined]
-    module._native = native  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        module._native = saved  # type: ignore[attr-defined]
-
-
-def _both(module: ModuleType, make: Callable[[Any], Any], the_settings: Any) -> tuple[Any, Any]:
-    """``make(the_settings)`` on the pure path, and on the compiled one."""
-    with _kernels(module, None):
-        pure = make(the_settings)
-    with _kernels(module, N):
-        compiled = make(the_settings)
-    return pure, compiled
+def _both(
+    pure: Callable[[Any], Any], compiled: Callable[[Any], Any], the_settings: Any
+) -> tuple[Any, Any]:
+    """The pure twin's ``make(the_settings)`` and the compiled twin's."""
+    return pure(the_settings), compiled(the_settings)
 
 
 # -- tokenizers -------------------------------------------------------------
@@ -131,8 +117,8 @@ def _both(module: ModuleType, make: Callable[[Any], Any], the_settings: Any) -> 
 def test_tokenizers_on_adversarial_text() -> None:
     assert N is not None
     pairs = (
-        (registry.tokenize_13a, N.tokenize_13a),
-        (registry.tokenize_zh, N.tokenize_zh),
+        (registry.py_tokenize_13a, N.tokenize_13a),
+        (registry.py_tokenize_zh, N.tokenize_zh),
         (chrf.split_words, N.split_words),
     )
     for line in ADVERSARIAL:
@@ -146,8 +132,8 @@ def test_tokenizers_on_adversarial_text() -> None:
 @needs_native
 def test_the_registry_tokenizes_as_the_pure_functions() -> None:
     for line in EDGES:
-        assert registry.TOKENIZERS["13a"](line) == registry.tokenize_13a(line)
-        assert registry.TOKENIZERS["zh"](line) == registry.tokenize_zh(line)
+        assert registry.TOKENIZERS["13a"](line) == registry.py_tokenize_13a(line)
+        assert registry.TOKENIZERS["zh"](line) == registry.py_tokenize_zh(line)
 
 
 # -- BLEU rows --------------------------------------------------------------
@@ -158,19 +144,19 @@ def _bleu_rows(hyps: Sequence[str], refsets: Sequence[Sequence[str]], orders: Se
     assert N is not None
     compared = 0
     for refs in refsets:
-        toks = [registry.tokenize_13a(r) for r in refs]
-        zh_toks = [registry.tokenize_zh(r) for r in refs]
+        toks = [registry.py_tokenize_13a(r) for r in refs]
+        zh_toks = [registry.py_tokenize_zh(r) for r in refs]
         for max_order in orders:
             prepared = ngrams.reference_ngrams(toks, max_order)
             prepared_zh = ngrams.reference_ngrams(zh_toks, max_order)
             for hyp in hyps:
-                tokens = registry.tokenize_13a(hyp)
+                tokens = registry.py_tokenize_13a(hyp)
                 want = ngrams.hyp_row(tokens, prepared, max_order)
                 got = N.hyp_row(tokens, prepared, max_order)
                 _rows(got)
                 assert got == want, (hyp, refs, max_order)
                 assert N.hyp_row_13a(hyp, prepared, max_order) == want, (hyp, refs, max_order)
-                want_zh = ngrams.hyp_row(registry.tokenize_zh(hyp), prepared_zh, max_order)
+                want_zh = ngrams.hyp_row(registry.py_tokenize_zh(hyp), prepared_zh, max_order)
                 assert N.hyp_row_zh(hyp, prepared_zh, max_order) == want_zh, (hyp, refs)
                 compared += 1
     return compared
@@ -195,10 +181,10 @@ def test_bleu_rows_several_references() -> None:
 @needs_native
 def test_bleu_rows_at_odd_orders_and_by_keyword() -> None:
     assert N is not None
-    one = ngrams.one_reference(registry.tokenize_13a("a b c d e f"))
+    one = ngrams.one_reference(registry.py_tokenize_13a("a b c d e f"))
     several = ngrams.reference_ngrams([["a", "b", "c", "d", "e", "f"], ["a", "b", "a", "b"]], 3)
     for hyp in ("a b c d e f", "a b", "", "a b a b a b c d e f g"):
-        tokens = registry.tokenize_13a(hyp)
+        tokens = registry.py_tokenize_13a(hyp)
         for max_order in (0, -1, 1, 3, 5, 10, 100):
             assert N.hyp_row(tokens, one, max_order) == ngrams.hyp_row(tokens, one, max_order)
             # an order other than the one the references were prepared for
@@ -217,11 +203,11 @@ def test_bleu_rows_of_long_lines() -> None:
     hyp, ref, ref2 = (
         " ".join(rng.choice(words) for _ in range(n)) for n in (60_000, 60_000, 40_000)
     )
-    tokens = registry.tokenize_13a(hyp)
+    tokens = registry.py_tokenize_13a(hyp)
     assert N.tokenize_13a(hyp) == tokens
     for prepared in (
-        ngrams.one_reference(registry.tokenize_13a(ref)),
-        ngrams.reference_ngrams([registry.tokenize_13a(ref), registry.tokenize_13a(ref2)], 4),
+        ngrams.one_reference(registry.py_tokenize_13a(ref)),
+        ngrams.reference_ngrams([registry.py_tokenize_13a(ref), registry.py_tokenize_13a(ref2)], 4),
     ):
         want = ngrams.hyp_row(tokens, prepared, 4)
         assert N.hyp_row(tokens, prepared, 4) == want
@@ -269,14 +255,18 @@ CHRF_SETTINGS = [
 
 def _bleu_counts(the_settings: bleu.Settings) -> tuple[Any, Any, Any, Any]:
     """(pure prepare, pure count, compiled prepare, compiled count)."""
-    (pure_prepare, compiled_prepare) = _both(bleu, bleu.prepare_refs, the_settings)
-    (pure_count, compiled_count) = _both(bleu, bleu.count, the_settings)
+    (pure_prepare, compiled_prepare) = _both(
+        bleu.py_prepare_refs, bleu.c_prepare_refs, the_settings
+    )
+    (pure_count, compiled_count) = _both(bleu.py_count, bleu.c_count, the_settings)
     return pure_prepare, pure_count, compiled_prepare, compiled_count
 
 
 def _chrf_counts(the_settings: chrf.Settings) -> tuple[Any, Any, Any, Any]:
-    (pure_prepare, compiled_prepare) = _both(chrf, chrf.prepare_refs, the_settings)
-    (pure_count, compiled_count) = _both(chrf, chrf.count, the_settings)
+    (pure_prepare, compiled_prepare) = _both(
+        chrf.py_prepare_refs, chrf.c_prepare_refs, the_settings
+    )
+    (pure_count, compiled_count) = _both(chrf.py_count, chrf.c_count, the_settings)
     return pure_prepare, pure_count, compiled_prepare, compiled_count
 
 
@@ -318,8 +308,7 @@ def test_chrf_counts_as_the_pure_code(the_settings: chrf.Settings) -> None:
 def test_chrf_rows_are_the_pure_rows_of_each_reference() -> None:
     assert N is not None
     the_settings = chrf.Settings(word_order=2)
-    with _kernels(chrf, None):
-        prepare, count = chrf.prepare_refs(the_settings), chrf.count(the_settings)
+    prepare, count = chrf.py_prepare_refs(the_settings), chrf.py_count(the_settings)
     for hyp, ref in itertools.product(EDGES[:30], EDGES[:30]):
         rows = N.chrf_ref_rows(hyp, [ref], 6, 2, False)
         assert type(rows) is tuple and len(rows) == 1
@@ -329,14 +318,10 @@ def test_chrf_rows_are_the_pure_rows_of_each_reference() -> None:
 def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
     """(the pure sum of a batch's rows, the compiled ``sum_lines``), each
     checked to sum the rows that it and ``count_lines`` give."""
-    with _kernels(bleu, None):
-        pure_sum = bleu.sum_lines_reference(the_settings)
-        pure_rows = bleu.count_lines_reference(the_settings)
-        # the pure path counts one by one
-        assert bleu.sum_lines(the_settings) is bleu.count_lines(the_settings) is None
-    with _kernels(bleu, N):
-        compiled_sum = bleu.sum_lines(the_settings)
-        compiled_rows = bleu.count_lines(the_settings)
+    pure_sum = bleu.py_sum_lines(the_settings)
+    pure_rows = bleu.py_count_lines(the_settings)
+    compiled_sum = bleu.c_sum_lines(the_settings)
+    compiled_rows = bleu.c_count_lines(the_settings)
     if compiled_sum is None:
         return pure_sum, None
     assert compiled_rows is not None
@@ -429,8 +414,8 @@ def test_real_data(real_set: RealSet) -> None:
             assert compiled_sum(system[:lines], segments) == pure_sum(system[:lines], segments)
             compared += lines
     for line in (text for system in systems for text in system[:lines]):
-        assert N.tokenize_13a(line) == registry.tokenize_13a(line)
-        assert N.tokenize_zh(line) == registry.tokenize_zh(line)
+        assert N.tokenize_13a(line) == registry.py_tokenize_13a(line)
+        assert N.tokenize_zh(line) == registry.py_tokenize_zh(line)
         assert N.split_words(line) == chrf.split_words(line)
     assert compared >= lines
 
@@ -455,8 +440,8 @@ EXAMPLES = settings(max_examples=400, deadline=None, suppress_health_check=list(
 @given(TEXT)
 def test_tokenizers_on_any_text(line: str) -> None:
     assert N is not None
-    assert N.tokenize_13a(line) == registry.tokenize_13a(line)
-    assert N.tokenize_zh(line) == registry.tokenize_zh(line)
+    assert N.tokenize_13a(line) == registry.py_tokenize_13a(line)
+    assert N.tokenize_zh(line) == registry.py_tokenize_zh(line)
     assert N.split_words(line) == chrf.split_words(line)
 
 
@@ -465,8 +450,8 @@ def test_tokenizers_on_any_text(line: str) -> None:
 @given(TEXT, st.lists(TEXT, min_size=1, max_size=4), st.integers(1, 6))
 def test_bleu_rows_on_any_text(hyp: str, refs: list[str], max_order: int) -> None:
     assert N is not None
-    prepared = ngrams.reference_ngrams([registry.tokenize_13a(r) for r in refs], max_order)
-    tokens = registry.tokenize_13a(hyp)
+    prepared = ngrams.reference_ngrams([registry.py_tokenize_13a(r) for r in refs], max_order)
+    tokens = registry.py_tokenize_13a(hyp)
     want = ngrams.hyp_row(tokens, prepared, max_order)
     assert N.hyp_row(tokens, prepared, max_order) == want
     assert N.hyp_row_13a(hyp, prepared, max_order) == want
@@ -545,7 +530,7 @@ def test_newlines_are_found_as_the_pure_code(buffer: bytes, pos: int, count: int
     assert N is not None
     pos = min(pos, len(buffer))
     ours = N.past_newlines(buffer, pos, count)
-    assert ours == blocks.past_newlines_reference(buffer, pos, count)
+    assert ours == blocks.py_past_newlines(buffer, pos, count)
     assert ours == N.past_newlines(bytearray(buffer), pos, count)
 
 
@@ -554,9 +539,7 @@ def test_newlines_on_a_large_buffer_and_bad_arguments() -> None:
     rng = random.Random(5)
     buffer = b"".join(b"x" * rng.randrange(0, 300) + b"\n" for _ in range(5000)) + b"tail"
     for pos, count in ((0, 4999), (0, 5000), (0, 5001), (17, 2500), (len(buffer), 3)):
-        assert N.past_newlines(buffer, pos, count) == blocks.past_newlines_reference(
-            buffer, pos, count
-        )
+        assert N.past_newlines(buffer, pos, count) == blocks.py_past_newlines(buffer, pos, count)
     for args in ((buffer, -1, 1), (buffer, len(buffer) + 1, 1)):
         with pytest.raises(ValueError):
             N.past_newlines(*args)
@@ -583,6 +566,59 @@ def test_a_built_extension_is_used() -> None:
         assert Path(kernels.native.__file__).resolve() in {p.resolve() for p in built}
     else:
         assert bleustream.KERNELS == "python"
+
+
+def test_each_module_binds_its_twins_once() -> None:
+    """Every public name is the C twin when the kernels are compiled, else the
+    pure one; the batches exist in C only (the pure path goes segment by
+    segment)."""
+    from bleustream.metrics import tercom
+
+    c = kernels.native
+    pairs: list[tuple[Any, Any, Any]] = [
+        (bleu.prepare_refs, bleu.py_prepare_refs, bleu.c_prepare_refs),
+        (bleu.count, bleu.py_count, bleu.c_count),
+        (bleu.count_lines, None, bleu.c_count_lines),
+        (bleu.sum_lines, None, bleu.c_sum_lines),
+        (bleu.score_objects, None, bleu.c_score_objects),
+        (chrf.prepare_refs, chrf.py_prepare_refs, chrf.c_prepare_refs),
+        (chrf.count, chrf.py_count, chrf.c_count),
+        (registry.tokenize_13a, registry.py_tokenize_13a, c and c.tokenize_13a),
+        (registry.tokenize_zh, registry.py_tokenize_zh, c and c.tokenize_zh),
+        (registry.TOKENIZERS["13a"], registry.py_tokenize_13a, c and c.tokenize_13a),
+        (tercom.count_edits, tercom.py_count_edits, c and c.count_edits),
+        (blocks.past_newlines, blocks.py_past_newlines, c and c.past_newlines),
+    ]
+    for bound, pure, compiled in pairs:
+        assert bound is (pure if c is None else compiled)
+
+
+def test_an_unbuilt_tree_runs_the_pure_path(tmp_path: Path) -> None:
+    """The C sources' folder alone imports as an empty namespace package:
+    a copy of the package without the built extension must say "python"."""
+    import shutil
+
+    copy = tmp_path / "bleustream"
+    shutil.copytree(
+        PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__")
+    )
+    assert (copy / "_native" / "kernels.h").is_file()
+    assert not [p for p in (copy / "_native").glob("_kernels*") if p.suffix != ".pyi"]
+    code = (
+        "import bleustream, bleustream.kernels as k, bleustream._native as folder;"
+        "print(bleustream.__file__, bleustream.KERNELS, k.native, folder.__file__)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_child_env(PYTHONPATH=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    where, chosen, native, folder = proc.stdout.split()
+    assert Path(where).parent == copy
+    assert (chosen, native, folder) == ("python", "None", "None")
 
 
 def _child_env(**values: str) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The compiled TER kernel against the pure search, compared exactly.
 
-``bleustream._native.ter_edits`` (``_native_ter.c``) must return what
-``bleustream.metrics.tercom.translation_edit_rate`` returns, on every
+``bleustream._native._kernels.count_edits`` (``_native/ter.c``) must return what
+``bleustream.metrics.tercom.py_count_edits`` returns, on every
 input: hand-made edge cases (empty sides, identical, reversed, lone
 surrogates, lengths far apart), repetitive text that reaches the
 1000-candidate limit, segments of more than 64 and 1000 words and one
@@ -68,12 +68,12 @@ def problems(pairs: Sequence[Pair], beam_only: bool = True) -> list[str]:
         if beam_only:
             modes.append(((0,), True))
         for extra, pure_beam in modes:
-            got = N.ter_edits(hyp, ref, *extra)
+            got = N.count_edits(hyp, ref, *extra)
             if pure_beam:
                 with _pure_beam_only():
-                    want = tercom.translation_edit_rate(hyp, ref)
+                    want = tercom.py_count_edits(hyp, ref)
             else:
-                want = tercom.translation_edit_rate(hyp, ref)
+                want = tercom.py_count_edits(hyp, ref)
             if type(got) is not int or got != want:
                 out.append(
                     f"{got!r} != pure {want} (max_exact_cells={extra or 'default'}): "
@@ -185,7 +185,7 @@ def test_segments_of_2000_words() -> None:
     assert N is not None
     # the kernel's beam DP alone, against the pure default path
     hyp, ref = pairs[1][0], tercom.prepare_reference(pairs[1][1])
-    assert N.ter_edits(hyp, ref, 0) == tercom.translation_edit_rate(hyp, ref)
+    assert N.count_edits(hyp, ref, 0) == tercom.py_count_edits(hyp, ref)
 
 
 def test_past_max_exact_cells(paths: dict[str, int]) -> None:
@@ -294,7 +294,7 @@ def test_shifted_word_lists(pair: Pair) -> None:
 def test_the_arguments_are_checked() -> None:
     assert N is not None
     ref = tercom.prepare_reference(["a", "b"])
-    f = N.ter_edits
+    f = N.count_edits
     bad: list[tuple[type[BaseException], tuple[Any, ...]]] = [
         (TypeError, ()),
         (TypeError, (["a"],)),
@@ -333,10 +333,10 @@ def test_no_reference_is_leaked() -> None:
     objects = [hyp, ref, ref.vocab, ref.ids, *hyp]  # not the ids: small ints are shared
     before = [sys.getrefcount(o) for o in objects]
     for _ in range(200):
-        N.ter_edits(hyp, ref)
-        N.ter_edits(hyp, ref, 0)
+        N.count_edits(hyp, ref)
+        N.count_edits(hyp, ref, 0)
         with pytest.raises(TypeError):
-            N.ter_edits([*hyp, 1], ref)
+            N.count_edits([*hyp, 1], ref)
     assert [sys.getrefcount(o) for o in objects] == before
 
 
@@ -355,9 +355,9 @@ def test_a_reference_builds_its_tables_on_first_use() -> None:
 
 def test_ter_counts_with_the_kernels_chosen() -> None:
     if kernels.native is None:
-        assert tercom.count_edits is tercom.translation_edit_rate
+        assert tercom.count_edits is tercom.py_count_edits
     else:
-        assert tercom.count_edits is kernels.native.ter_edits
+        assert tercom.count_edits is kernels.native.count_edits
     assert ter.count_edits is tercom.count_edits
 
 

@@ -3,7 +3,7 @@ examples use only the public API.
 
 The layers, lowest first (docs/design.md draws the same map):
 
-    _version, errors, kernels        the base
+    _version, errors, kernels        the base, with the C kernels (_native/)
     tokenizers                       text to tokens
     metrics                          the pure core
     inputs | output | significance   each on the core, not on each other
@@ -20,6 +20,7 @@ off to run time still ties the two modules together.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -244,3 +245,44 @@ def test_examples_use_only_the_public_api(path: Path) -> None:
     public = set(bleustream.__all__)
     outside = [name for name in _example_names(path) if name not in public]
     assert outside == [], f"{path.name} uses names outside bleustream.__all__"
+
+
+# The C kernels (bleustream/_native/*.c, the extension _native._kernels) are
+# in the base: a module they import by name may be no other layer's.
+C_IMPORT = re.compile(r'PyImport_Import\w*\(\s*"([^"]+)"')
+
+
+def c_sources() -> dict[str, str]:
+    return {
+        f"bleustream._native.{path.stem}": path.read_text(encoding="utf-8")
+        for path in sorted((PACKAGE / "_native").glob("*.c"))
+    }
+
+
+def c_violations(modules: Mapping[str, str]) -> list[str]:
+    """What breaks the layering in C sources (name to source)."""
+    problems = []
+    for module, source in modules.items():
+        layer = layer_of(module)
+        for target in C_IMPORT.findall(source):
+            if target.split(".")[0] != "bleustream":
+                continue
+            to = layer_of(target)
+            if to != layer and to not in ALLOWED[layer]:
+                problems.append(f"{module} ({layer}) imports {target} ({to}): upward")
+    return problems
+
+
+def test_the_c_kernels_import_only_the_base() -> None:
+    modules = c_sources()
+    assert "bleustream._native.module" in modules, sorted(modules)
+    assert {layer_of(module) for module in modules} == {"base"}
+    assert c_violations(modules) == []
+
+
+def test_an_upward_import_in_c_is_found() -> None:
+    modules = c_sources()
+    modules["bleustream._native.scores"] += '\nPyImport_ImportModule("bleustream.metrics.bleu");\n'
+    problems = c_violations(modules)
+    wanted = "bleustream._native.scores (base) imports bleustream.metrics.bleu (metrics)"
+    assert any(wanted in p for p in problems), problems

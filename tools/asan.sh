@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The compiled kernels under AddressSanitizer and UndefinedBehaviorSanitizer:
-# builds bleustream._native with -fsanitize=address,undefined in a copy of
+# builds bleustream._native._kernels (bleustream/_native/*.c) with
+# -fsanitize=address,undefined in a copy of
 # the tree, then runs tests/test_kernels.py, tests/test_kernels_ter.py,
 # tests/test_kernels_scores.py and the fuzz on that build.
 #

@@ -5,7 +5,7 @@
 Every iteration calls every C function (run it on an ASan/UBSan build:
 ``tools/asan.sh``); every ``FUZZ_COMPARE``-th (default 10th) also computes
 the pure result and compares it exactly, since the pure side is some 50
-times slower.  TER's ``ter_edits`` gets word lists of its own, mostly
+times slower.  TER's ``count_edits`` gets word lists of its own, mostly
 short, from a small vocabulary (so that blocks shift), one in four with
 the beam-limited DP alone (``max_exact_cells`` 0); those are compared too
 every ``FUZZ_COMPARE``-th iteration.  BLEU's score objects (``bleu_scores``)
@@ -52,12 +52,8 @@ ChrfPair = tuple[Callable[[Sequence[str]], Any], Callable[[str, Any], Any]]
 
 def chrf_closures(settings: chrf.Settings) -> tuple[ChrfPair, ChrfPair]:
     """(pure prepare, pure count), (compiled prepare, compiled count)."""
-    compiled = (chrf.prepare_refs(settings), chrf.count(settings))
-    saved, chrf._native = chrf._native, None  # closures made now are the pure ones
-    try:
-        pure = (chrf.prepare_refs(settings), chrf.count(settings))
-    finally:
-        chrf._native = saved
+    compiled = (chrf.c_prepare_refs(settings), chrf.c_count(settings))
+    pure = (chrf.py_prepare_refs(settings), chrf.py_count(settings))
     return pure, compiled
 
 
@@ -71,10 +67,10 @@ def fake_prepared(toks: list[list[str]], max_order: int) -> ngrams.RefNgrams:
 
 
 def pure_edits(hyp: list[str], ref: tercom.Reference, max_exact_cells: int) -> int:
-    """tercom.translation_edit_rate with its MAX_EXACT_CELLS set as given."""
+    """tercom.py_count_edits with its MAX_EXACT_CELLS set as given."""
     saved, tercom.MAX_EXACT_CELLS = tercom.MAX_EXACT_CELLS, max_exact_cells
     try:
-        return tercom.translation_edit_rate(hyp, ref)
+        return tercom.py_count_edits(hyp, ref)
     finally:
         tercom.MAX_EXACT_CELLS = saved
 
@@ -305,8 +301,8 @@ def main(argv: list[str]) -> int:
         compare = it % every == 0
         ht, hz, words = N.tokenize_13a(h), N.tokenize_zh(h), N.split_words(h)
         if compare:
-            assert ht == registry.tokenize_13a(h), (h,)
-            assert hz == registry.tokenize_zh(h), (h,)
+            assert ht == registry.py_tokenize_13a(h), (h,)
+            assert hz == registry.py_tokenize_zh(h), (h,)
             assert words == chrf.split_words(h), (h,)
         toks = [N.tokenize_13a(r) for r in refs]
         prep = (
@@ -337,8 +333,8 @@ def main(argv: list[str]) -> int:
         scored += 1
         if compare:
             for tokenize, rows in (
-                (registry.tokenize_13a, rows_b),
-                (registry.tokenize_zh, rows_bz),
+                (registry.py_tokenize_13a, rows_b),
+                (registry.py_tokenize_zh, rows_bz),
             ):
                 want_rows = [
                     ngrams.hyp_row(
@@ -354,13 +350,15 @@ def main(argv: list[str]) -> int:
         ter_hyp, ter_ref_words = ter_pair(h, refs[0])
         ter_ref = tercom.prepare_reference(ter_ref_words)
         cells = 0 if it % 4 == 1 else tercom.MAX_EXACT_CELLS  # the beam DP alone, now and then
-        got_ter = N.ter_edits(ter_hyp, ter_ref, cells)
+        got_ter = N.count_edits(ter_hyp, ter_ref, cells)
         # The -j parent's newline search, on the texts' bytes.
         data = "\n".join(refs).encode("utf-8", "surrogatepass")
         pos, count = rng.randint(0, len(data)), rng.randint(-1, 8)
-        assert N.past_newlines(data, pos, count) == blocks.past_newlines_reference(
-            data, pos, count
-        ), (data, pos, count)
+        assert N.past_newlines(data, pos, count) == blocks.py_past_newlines(data, pos, count), (
+            data,
+            pos,
+            count,
+        )
         if compare or (it % 4 == 1 and it % every == 1):
             want = pure_edits(ter_hyp, ter_ref, cells)
             assert got_ter == want, (ter_hyp, ter_ref_words, cells)
@@ -379,9 +377,9 @@ def main(argv: list[str]) -> int:
                     for args in ((["a"], [[]], 4), (["a", 3], [["a"], ["b"]], 4), ("a", [[1]], 4))
                     for kernel in (N.bleu_sum_13a, N.bleu_rows_zh)
                 ),
-                (N.ter_edits, (["a", 3], ter_ref)),
-                (N.ter_edits, (["a"], prep)),
-                (N.ter_edits, (["a"], ter_ref, "0")),
+                (N.count_edits, (["a", 3], ter_ref)),
+                (N.count_edits, (["a"], prep)),
+                (N.count_edits, (["a"], ter_ref, "0")),
                 *(
                     (N.bleu_scores, args)
                     for args in (

@@ -18,7 +18,7 @@ from itertools import repeat
 from typing import Any, Callable
 
 from bleustream._version import __version__
-from bleustream.kernels import native as _native
+from bleustream.kernels import native
 from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
@@ -399,11 +399,16 @@ def preprocess(settings: Settings) -> Callable[[str], list[str]]:
     return lambda text: tokenize(text.rstrip())
 
 
-def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
+def py_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     """References to their tokens' n-grams: the costly part, shared by every system."""
+    return _prepare_refs(settings, reference_ngrams)
+
+
+def _prepare_refs(
+    settings: Settings, ngrams: Callable[[Sequence[list[str]], int], RefNgrams]
+) -> Callable[[Sequence[str]], RefNgrams]:
     prepare = preprocess(settings)
     max_order = settings.max_order
-    ngrams = reference_ngrams if _native is None else _native_references
 
     def refs_ngrams(refs: Sequence[str]) -> RefNgrams:
         if len(refs) == 1:  # the commonest case, with the fewest calls
@@ -415,10 +420,8 @@ def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     return refs_ngrams
 
 
-def count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
+def py_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     """A hypothesis against its prepared references, to the segment's row."""
-    if _native is not None:
-        return _native_count(settings)
     prepare = preprocess(settings)
     max_order = settings.max_order
 
@@ -449,30 +452,43 @@ def _lines(settings: Settings, kernels: dict[str, Any]) -> Lines | None:
     return lambda hyps, refs: kernel(hyps, refs, max_order)
 
 
-def count_lines(settings: Settings) -> Lines | None:
+def c_count_lines(settings: Settings) -> Lines | None:
     """The rows of a batch of segments, from their lines (``hyps[i]`` and
     its references ``refs[i]``): one C call that tokenizes and counts them
     all (``bleu_rows_13a``/``bleu_rows_zh``), where the kernels have the
-    tokenizer; None elsewhere and on the pure path.  Row ``i`` is
+    tokenizer; None elsewhere.  Row ``i`` is
     ``count(settings)(hyps[i], prepare_refs(settings)(refs[i]))``."""
-    if _native is None:
-        return None
-    return _lines(settings, {"13a": _native.bleu_rows_13a, "zh": _native.bleu_rows_zh})
+    assert native is not None
+    return _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})
 
 
-def sum_lines(settings: Settings) -> Lines | None:
+def c_sum_lines(settings: Settings) -> Lines | None:
     """The summed row of a batch of segments, from their lines: the sum of
     ``count_lines``' rows, made in C (``bleu_sum_13a``/``bleu_sum_zh``);
     None where ``count_lines`` is."""
-    if _native is None:
-        return None
-    return _lines(settings, {"13a": _native.bleu_sum_13a, "zh": _native.bleu_sum_zh})
+    assert native is not None
+    return _lines(settings, {"13a": native.bleu_sum_13a, "zh": native.bleu_sum_zh})
 
 
-def count_lines_reference(settings: Settings) -> Lines:
-    """What ``count_lines`` computes, in pure Python."""
-    prepare, one = prepare_refs(settings), count(settings)
+def py_count_lines(settings: Settings) -> Lines:
+    """What ``c_count_lines`` computes, in pure Python (the pure path does not
+    batch: it counts segment by segment)."""
+    prepare, one = py_prepare_refs(settings), py_count(settings)
     return lambda hyps, refs: [one(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
+
+
+def py_sum_lines(settings: Settings) -> Lines:
+    """What ``c_sum_lines`` computes, in pure Python: the sum of each
+    segment's row (``count`` against ``prepare_refs``)."""
+    rows = py_count_lines(settings)
+
+    def summed(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Row:
+        total = (0,) * row_size(settings)
+        for row in rows(hyps, refs):
+            total = add_rows(total, row)
+        return total
+
+    return summed
 
 
 # A batch of sentence scores (``Spec.score_objects``): rows in, SacreBLEU's
@@ -480,21 +496,22 @@ def count_lines_reference(settings: Settings) -> Lines:
 ScoreObjects = Callable[[Sequence[Row], str, Callable[[Row, str], BLEUScore]], list[BLEUScore]]
 
 
-def score_objects(settings: Settings) -> ScoreObjects | None:
+def c_score_objects(settings: Settings) -> ScoreObjects | None:
     """Score objects of a batch of rows made in C (``bleu_scores``), called
     as ``made(rows, signature, one)`` where ``one`` is the pure
     ``Spec.score_object``: each object equals ``one(row, signature)`` to the
     last bit.  The C code performs ``bleu_of_row``'s floating-point
     operations in its order; a row it cannot score so (a log of 0, a math
-    error, numbers past 2**53) it passes to ``one``.  None on the pure path,
-    with add-k smoothing (its score objects hold adjusted counts), with
-    BLEU-1..N, and for a smoothing value that is not an int or a float."""
-    if _native is None or settings.orders or settings.smooth_method == "add-k":
+    error, numbers past 2**53) it passes to ``one``.  None with add-k
+    smoothing (its score objects hold adjusted counts), with BLEU-1..N, and
+    for a smoothing value that is not an int or a float."""
+    assert native is not None
+    if settings.orders or settings.smooth_method == "add-k":
         return None
     value = settings.effective_smooth_value
     if type(value) not in (int, float, type(None)):
         return None
-    kernel = _native.bleu_scores
+    kernel = native.bleu_scores
     fixed = (
         settings.max_order,
         settings.smooth_method,
@@ -511,33 +528,17 @@ def score_objects(settings: Settings) -> ScoreObjects | None:
     return made
 
 
-def sum_lines_reference(settings: Settings) -> Lines:
-    """What ``sum_lines`` computes, in pure Python: the sum of each
-    segment's row (``count`` against ``prepare_refs``)."""
-    rows = count_lines_reference(settings)
-
-    def summed(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Row:
-        total = (0,) * row_size(settings)
-        for row in rows(hyps, refs):
-            total = add_rows(total, row)
-        return total
-
-    return summed
+# The compiled twins of prepare_refs and count: the same rows as hyp_row.
+# With a fused tokenizer the C code tokenizes the hypothesis too; the
+# references are its tokens, of which the C code makes n-grams itself.
 
 
-# The compiled kernels (bleustream.kernels), chosen when each closure is
-# made: the same rows as hyp_row.  With a fused tokenizer the C code
-# tokenizes the hypothesis too; the references are its tokens, of which the
-# C code makes n-grams itself.
+def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
+    """``py_prepare_refs`` for the compiled kernels."""
+    return _prepare_refs(settings, _compiled_references)
 
 
-def _fused_row(tokenize: str) -> Callable[[str, RefNgrams, int], Row] | None:
-    """The C row of a line for a tokenizer the C code has, else None."""
-    assert _native is not None
-    return {"13a": _native.hyp_row_13a, "zh": _native.hyp_row_zh}.get(tokenize)
-
-
-def _native_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
+def _compiled_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
     """Several tokenized references as the compiled kernel reads them: their
     lengths, their tokens and how many orders they have n-grams of; it counts
     their n-grams itself, so the pure tables of ``reference_ngrams`` are not made."""
@@ -545,16 +546,17 @@ def _native_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
     return RefNgrams(lens, refs, ((None, {}),) * min(max_order, max(lens)))
 
 
-def _native_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
-    assert _native is not None
+def c_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
+    """``py_count`` for the compiled kernels."""
+    assert native is not None
     max_order = settings.max_order
-    fused = _fused_row(settings.tokenize)
+    fused = {"13a": native.hyp_row_13a, "zh": native.hyp_row_zh}.get(settings.tokenize)
     if fused is not None:
         if settings.lowercase:
             return lambda hyp, refs: fused(hyp.lower().rstrip(), refs, max_order)
         return lambda hyp, refs: fused(hyp.rstrip(), refs, max_order)
     prepare = preprocess(settings)
-    native_row = _native.hyp_row
+    native_row = native.hyp_row
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
 
 
@@ -672,3 +674,13 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     from bleustream.metrics.numpy_scores import bleu_rows
 
     return bleu_rows(sums, settings)
+
+
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# The batches (count_lines, sum_lines, score_objects) are C only: the pure
+# path counts and scores segment by segment.
+prepare_refs = py_prepare_refs if native is None else c_prepare_refs
+count = py_count if native is None else c_count
+count_lines = None if native is None else c_count_lines
+sum_lines = None if native is None else c_sum_lines
+score_objects = None if native is None else c_score_objects

@@ -56,7 +56,7 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream._version import __version__
-from bleustream.kernels import native as _native
+from bleustream.kernels import native
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     Option,
@@ -399,10 +399,8 @@ def _prepared_orders(
     return tuple(out)
 
 
-def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[PreparedRef, ...]]:
+def py_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[PreparedRef, ...]]:
     """References to their n-grams (SacreBLEU's ``_extract_reference_info``)."""
-    if _native is not None:
-        return _native_prepare_refs(settings)  # type: ignore[return-value]
     char_order, word_order = settings.char_order, settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
 
@@ -571,11 +569,9 @@ def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) ->
     return 0.0
 
 
-def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
+def py_count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
     """A hypothesis against its prepared references, to the best reference's row
     (SacreBLEU's ``_compute_segment_statistics``)."""
-    if _native is not None:
-        return _native_count(settings)  # type: ignore[return-value]
     word_order = settings.word_order
     lowercase, whitespace = settings.lowercase, settings.whitespace
     order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
@@ -609,14 +605,15 @@ def count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
     return hyp_row
 
 
-# The compiled kernels (bleustream.kernels): ``chrf_ref_rows`` gives the
+# The compiled twins (bleustream.kernels): ``chrf_ref_rows`` gives the
 # rows ``_one_reference_stats`` / ``_order_stats`` make, one per reference;
 # the choice of the best reference, with its floating-point f-scores, stays
 # here.  The references are kept as (lowercased) text, whose n-grams the C
 # code makes on each call.
 
 
-def _native_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
+def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """``py_prepare_refs`` for the compiled kernels: the references' text."""
     lowercase = settings.lowercase
 
     def prepare(refs: Sequence[str]) -> tuple[str, ...]:
@@ -627,12 +624,13 @@ def _native_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[
     return prepare
 
 
-def _native_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
-    assert _native is not None
+def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
+    """``py_count`` for the compiled kernels."""
+    assert native is not None
     chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
     lowercase = settings.lowercase
     order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
-    rows_of = _native.chrf_ref_rows
+    rows_of = native.chrf_ref_rows
 
     def hyp_row(hyp: str, refs: tuple[str, ...]) -> Row:
         rows = rows_of(hyp.lower() if lowercase else hyp, refs, chars, words, whitespace)
@@ -737,3 +735,12 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     from bleustream.metrics.numpy_scores import chrf_rows
 
     return chrf_rows(sums, settings)
+
+
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# (The two paths prepare references differently: a path's count reads its
+# own prepare_refs' output only.)
+prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
+    py_prepare_refs if native is None else c_prepare_refs
+)
+count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count

@@ -65,11 +65,11 @@ What is done differently, without changing any result:
   ``MAX_EXACT_CELLS``, past which the banded DP does all the work, as in
   SacreBLEU.
 
-The compiled kernel ``bleustream._native.ter_edits`` (``_native_ter.c``)
-is this module's algorithm in C, decision for decision, and returns the
-same number for every input; ``count_edits`` is it when the kernels are
-loaded (``bleustream.kernels``), else ``translation_edit_rate``, which
-stays the readable reference.
+The compiled kernel ``count_edits`` (``bleustream/_native/ter.c``) is this
+module's algorithm in C, decision for decision, and returns the same number
+for every input; ``count_edits`` is it when the kernels are loaded
+(``bleustream.kernels``), else ``py_count_edits``, which stays the readable
+reference.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from bleustream.kernels import native as _native
+from bleustream.kernels import native
 
 # tercom's limits, as SacreBLEU sets them.
 MAX_SHIFT_SIZE = 10
@@ -531,7 +531,7 @@ def _lower_bound(words: list[int], ref: Reference) -> int:
     return max(len(words), len(ref.ids)) - common
 
 
-def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
+def py_count_edits(words_hyp: Sequence[str], ref: Reference) -> int:
     """SacreBLEU's ``translation_edit_rate(words_hyp, words_ref)[0]``: the
     number of edits (shifts and banded edit distance) of a tokenized
     hypothesis against a prepared reference."""
@@ -611,8 +611,7 @@ def translation_edit_rate(words_hyp: Sequence[str], ref: Reference) -> int:
     return shifts + distance
 
 
-# The compiled kernel (bleustream.kernels) counts the same edits as
-# translation_edit_rate above, chosen once, at import.
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
 count_edits: Callable[[Sequence[str], Reference], int] = (
-    translation_edit_rate if _native is None else _native.ter_edits
+    py_count_edits if native is None else native.count_edits
 )

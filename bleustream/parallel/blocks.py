@@ -151,7 +151,7 @@ class _LineEnds:
             ) from None
 
 
-def past_newlines_reference(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
+def py_past_newlines(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
     """The offset just past the ``count``-th newline at or after ``pos``,
     and ``count``; where the buffer has fewer, the offset just past the last
     of them (``pos`` if none) and how many there are.
@@ -172,13 +172,6 @@ def past_newlines_reference(buffer: bytes, pos: int, count: int) -> tuple[int, i
     for _ in range(found - count):
         end = buffer.rindex(b"\n", pos, end)
     return buffer.rindex(b"\n", pos, end) + 1, count
-
-
-# The compiled twin (bleustream.kernels) goes newline by newline with memchr,
-# at memory speed; the parent of -j reads every byte of the input through it.
-past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
-    past_newlines_reference if native is None else native.past_newlines
-)
 
 
 def line_blocks(
@@ -276,3 +269,11 @@ def open_span(span: Span) -> BinaryIO:
         raw.close()
         raise
     return io.BufferedReader(_SpanBytes(raw, span.end - span.start), 1 << 16)  # type: ignore[return-value]
+
+
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# The compiled twin goes newline by newline with memchr, at memory speed;
+# the parent of -j reads every byte of the input through it.
+past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
+    py_past_newlines if native is None else native.past_newlines
+)

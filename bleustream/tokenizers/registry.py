@@ -21,7 +21,7 @@ import sys
 from typing import Callable
 
 from bleustream.errors import UsageError
-from bleustream.kernels import native as _native
+from bleustream.kernels import native
 from bleustream.tokenizers import intl_table
 from bleustream.tokenizers import mecab as tokenizer_mecab
 from bleustream.tokenizers import spm as tokenizer_spm
@@ -114,7 +114,7 @@ def _mteval_post(line: str, pad: bool = False) -> list[str]:
     return " ".join(_ALL_RULES(line)).split()
 
 
-def tokenize_13a(line: str) -> list[str]:
+def py_tokenize_13a(line: str) -> list[str]:
     """mteval-v13a tokenization, as SacreBLEU's ``13a``."""
     if "<" in line and "<skipped>" in line:  # one byte search first: quicker
         line = line.replace("<skipped>", "")
@@ -187,7 +187,7 @@ def is_zh_char(char: str) -> bool:
     return any(a <= code <= b for a, b in _ZH_RANGES)
 
 
-def tokenize_zh(line: str) -> list[str]:
+def py_tokenize_zh(line: str) -> list[str]:
     """SacreBLEU's ``zh``: Chinese characters apart, the rest as 13a (no padding)."""
     return _mteval_post(" ".join(_ZH_SPLIT(line.strip())))
 
@@ -285,17 +285,22 @@ def tokenize_none(line: str) -> list[str]:
     return line.split()
 
 
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# (before the registry, which is made of them).  The compiled kernels
+# tokenize 13a and zh to the same tokens as the functions above, which stay
+# the readable reference.
+tokenize_13a: Tokenizer = py_tokenize_13a if native is None else native.tokenize_13a
+tokenize_zh: Tokenizer = py_tokenize_zh if native is None else native.tokenize_zh
+
+
 # --------------------------------------------------------------------------
 # the registry
 # --------------------------------------------------------------------------
 
-# The compiled kernels (bleustream.kernels) tokenize 13a and zh to the same
-# tokens as the functions above, which stay the readable reference.
-
 TOKENIZERS: dict[str, Tokenizer] = {
-    "13a": tokenize_13a if _native is None else _native.tokenize_13a,
+    "13a": tokenize_13a,
     "intl": tokenize_intl,
-    "zh": tokenize_zh if _native is None else _native.tokenize_zh,
+    "zh": tokenize_zh,
     "char": tokenize_char,
     "none": tokenize_none,
     **tokenizer_mecab.TOKENIZERS,

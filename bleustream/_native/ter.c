@@ -1,7 +1,6 @@
 /*
- * _native_ter: TER's number of edits (shifts plus beam-limited edit
- * distance), bleustream.metrics.tercom.translation_edit_rate in C.
- * Plain C99, Python.h only; part of the bleustream._native extension.
+ * ter.c: TER's number of edits (shifts plus beam-limited edit distance),
+ * bleustream.metrics.tercom.py_count_edits in C.
  *
  * This is a port of the pure module, decision for decision (read its
  * docstring for why each step gives SacreBLEU's result):
@@ -25,19 +24,19 @@
  * DP's) that equal the current hypothesis's at the first unchanged word
  * give the current distance, so the rest is not computed.
  *
- * Scratch memory is one PyMem block per call, freed on every path; no
- * Python code runs while it is live (dict lookups are of exact str keys'
- * hashes, and the inputs are held).
+ * Scratch memory is one PyMem block per call, laid out in advance
+ * (block_reserve) and freed on every path; no Python code runs while it is
+ * live (dict lookups are of exact str keys' hashes, and the inputs are
+ * held).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "kernels.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "_native_ter.h"
 
 /* tercom's limits, as SacreBLEU (and bleustream.metrics.tercom) set them */
 #define TER_MAX_SHIFT_SIZE 10
@@ -85,12 +84,12 @@ typedef struct {
 } Ter;
 
 /* ------------------------------------------------------------------ */
-/* scratch memory: one block                                           */
+/* scratch memory: one block, laid out in advance                     */
 /* ------------------------------------------------------------------ */
 
 /* Reserve count * size bytes (8-aligned) at *total; -1 on overflow. */
 static int
-arena_add(size_t *total, size_t *offset, size_t count, size_t size)
+block_reserve(size_t *total, size_t *offset, size_t count, size_t size)
 {
     size_t bytes;
     if (size && count > (SIZE_MAX - 16) / size)
@@ -551,7 +550,7 @@ key_cmp(int64_t g1, int32_t l1, int32_t s1, int32_t t1, int64_t g2, int32_t l2, 
 }
 
 /* ------------------------------------------------------------------ */
-/* the search: the pure module's translation_edit_rate                  */
+/* the search: the pure module's py_count_edits                         */
 /* ------------------------------------------------------------------ */
 
 static int64_t
@@ -648,15 +647,13 @@ ter_search(Ter *T, int64_t floor_distance)
 /* the Python entry point                                              */
 /* ------------------------------------------------------------------ */
 
-static PyObject *str_vocab = NULL, *str_ids = NULL;
-
 /* An id from ref.vocab or ref.ids: an int in [0, V). */
 static int
 read_id(PyObject *o, Py_ssize_t V, const char *what, int32_t *out)
 {
     long v;
     if (!PyLong_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "ter_edits: %s must be int, not %.100s", what,
+        PyErr_Format(PyExc_TypeError, "count_edits: %s must be int, not %.100s", what,
                      Py_TYPE(o)->tp_name);
         return -1;
     }
@@ -667,67 +664,53 @@ read_id(PyObject *o, Py_ssize_t V, const char *what, int32_t *out)
     }
     if (v < 0 || v >= V) {
         PyErr_Format(PyExc_ValueError,
-                     "ter_edits: %s must be below len(ref.vocab) (%zd) and not negative", what, V);
+                     "count_edits: %s must be below len(ref.vocab) (%zd) and not negative", what, V);
         return -1;
     }
     *out = (int32_t)v;
     return 0;
 }
 
-PyObject *
-bs_ter_edits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* count_edits(words_hyp, ref, max_exact_cells=MAX_EXACT_CELLS, /) -> int */
+BS_FASTCALL(bs_count_edits)
 {
+    BsState *state = bs_state(module);
+    PyObject *a[3];
     PyObject *hf = NULL, *vocab = NULL, *ids = NULL, *idf = NULL, *res = NULL;
     void *block = NULL;
     long long max_exact = TER_MAX_EXACT_CELLS;
     Py_ssize_t n_, m_, V_, j;
     Ter T;
-    (void)self;
     memset(&T, 0, sizeof(T));
-    if (nargs < 2 || nargs > 3) {
-        PyErr_Format(PyExc_TypeError,
-                     "ter_edits(words_hyp, ref[, max_exact_cells]) takes 2 or 3 positional "
-                     "arguments (%zd given)",
-                     nargs);
+    if (bs_parse_args("count_edits", args, nargs, kwnames, NULL, 2, 3, a) < 0)
         return NULL;
-    }
-    if (nargs == 3) {
+    if (a[2] != NULL) {
         int overflow = 0;
-        if (!PyLong_Check(args[2])) {
-            PyErr_Format(PyExc_TypeError, "ter_edits: max_exact_cells must be int, not %.100s",
-                         Py_TYPE(args[2])->tp_name);
+        if (!PyLong_Check(a[2])) {
+            PyErr_Format(PyExc_TypeError, "count_edits: max_exact_cells must be int, not %.100s",
+                         Py_TYPE(a[2])->tp_name);
             return NULL;
         }
-        max_exact = PyLong_AsLongLongAndOverflow(args[2], &overflow);
+        max_exact = PyLong_AsLongLongAndOverflow(a[2], &overflow);
         if (max_exact == -1 && PyErr_Occurred())
             return NULL;
         if (overflow)
             max_exact = overflow > 0 ? LLONG_MAX : -1;
     }
-    if (str_vocab == NULL) {
-        str_vocab = PyUnicode_InternFromString("vocab");
-        if (str_vocab == NULL)
-            return NULL;
-    }
-    if (str_ids == NULL) {
-        str_ids = PyUnicode_InternFromString("ids");
-        if (str_ids == NULL)
-            return NULL;
-    }
     /* A tuple of our own: the dict lookups below may run Python code (str
      * subclasses), which then cannot change the words under us. */
-    if (PyTuple_CheckExact(args[0])) {
-        hf = args[0];
+    if (PyTuple_CheckExact(a[0])) {
+        hf = a[0];
         Py_INCREF(hf);
     }
     else {
-        hf = PySequence_Tuple(args[0]);
+        hf = PySequence_Tuple(a[0]);
         if (hf == NULL) {
             if (PyErr_ExceptionMatches(PyExc_TypeError)) {
                 PyErr_Clear();
                 PyErr_Format(PyExc_TypeError,
-                             "ter_edits: words_hyp must be a list of str, not %.100s",
-                             Py_TYPE(args[0])->tp_name);
+                             "count_edits: words_hyp must be a list of str, not %.100s",
+                             Py_TYPE(a[0])->tp_name);
             }
             return NULL;
         }
@@ -736,23 +719,23 @@ bs_ter_edits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (j = 0; j < n_; j++) {
         PyObject *s = PyTuple_GET_ITEM(hf, j);
         if (!PyUnicode_Check(s)) {
-            PyErr_Format(PyExc_TypeError, "ter_edits: a hypothesis word must be str, not %.100s",
+            PyErr_Format(PyExc_TypeError, "count_edits: a hypothesis word must be str, not %.100s",
                          Py_TYPE(s)->tp_name);
             goto done;
         }
     }
-    vocab = PyObject_GetAttr(args[1], str_vocab);
+    vocab = PyObject_GetAttr(a[1], state->str_vocab);
     if (vocab == NULL)
         goto not_a_reference;
     if (!PyDict_Check(vocab)) {
-        PyErr_Format(PyExc_TypeError, "ter_edits: ref.vocab must be a dict, not %.100s",
+        PyErr_Format(PyExc_TypeError, "count_edits: ref.vocab must be a dict, not %.100s",
                      Py_TYPE(vocab)->tp_name);
         goto done;
     }
-    ids = PyObject_GetAttr(args[1], str_ids);
+    ids = PyObject_GetAttr(a[1], state->str_ids);
     if (ids == NULL)
         goto not_a_reference;
-    idf = PySequence_Fast(ids, "ter_edits: ref.ids must be a tuple of int");
+    idf = PySequence_Fast(ids, "count_edits: ref.ids must be a tuple of int");
     if (idf == NULL)
         goto done;
     m_ = PySequence_Fast_GET_SIZE(idf);
@@ -766,11 +749,11 @@ bs_ter_edits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     if (n_ >= TER_MAX_WORDS || m_ >= TER_MAX_WORDS) {
-        PyErr_SetString(PyExc_OverflowError, "ter_edits: segments of 2**28 words or more");
+        PyErr_SetString(PyExc_OverflowError, "count_edits: segments of 2**28 words or more");
         goto done;
     }
     if (V_ > m_) {
-        PyErr_SetString(PyExc_ValueError, "ter_edits: ref.vocab has more words than ref.ids");
+        PyErr_SetString(PyExc_ValueError, "count_edits: ref.vocab has more words than ref.ids");
         goto done;
     }
     {
@@ -799,25 +782,25 @@ bs_ter_edits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* rows 0 and n are full, the others at most 2 * bw wide */
         band_cells = (size_t)2 * ((size_t)m + 1) + (size_t)(n - 1) * (size_t)band_w;
 
-        if (arena_add(&total, &o_words, (size_t)n, sizeof(int32_t))
-            || arena_add(&total, &o_scratch, (size_t)n, sizeof(int32_t))
-            || arena_add(&total, &o_ref, (size_t)m, sizeof(int32_t))
-            || arena_add(&total, &o_pos_start, (size_t)V + 2, sizeof(int32_t))
-            || arena_add(&total, &o_pos, (size_t)m, sizeof(int32_t))
-            || arena_add(&total, &o_count, (size_t)V + 1, sizeof(int32_t))
-            || arena_add(&total, &o_peq_off, (size_t)V + 1, sizeof(int32_t))
-            || arena_add(&total, &o_lo, (size_t)n + 1, sizeof(int32_t))
-            || arena_add(&total, &o_hi, (size_t)n + 1, sizeof(int32_t))
-            || arena_add(&total, &o_row_off, (size_t)n + 1, sizeof(size_t))
-            || arena_add(&total, &o_rows, band_cells, sizeof(int32_t))
-            || arena_add(&total, &o_brow, (size_t)2 * ((size_t)m + 1), sizeof(int32_t))
-            || arena_add(&total, &o_align, (size_t)m, sizeof(int32_t))
-            || arena_add(&total, &o_nhe, (size_t)n + 1, sizeof(int32_t))
-            || arena_add(&total, &o_nre, (size_t)m + 1, sizeof(int32_t))
-            || arena_add(&total, &o_targets, (size_t)m + 1, sizeof(int32_t))
-            || arena_add(&total, &o_hyp_err, (size_t)n, 1)
-            || arena_add(&total, &o_ref_err, (size_t)m, 1)
-            || arena_add(&total, &o_cands, TER_CAND_CAP, sizeof(TerCand))) {
+        if (block_reserve(&total, &o_words, (size_t)n, sizeof(int32_t))
+            || block_reserve(&total, &o_scratch, (size_t)n, sizeof(int32_t))
+            || block_reserve(&total, &o_ref, (size_t)m, sizeof(int32_t))
+            || block_reserve(&total, &o_pos_start, (size_t)V + 2, sizeof(int32_t))
+            || block_reserve(&total, &o_pos, (size_t)m, sizeof(int32_t))
+            || block_reserve(&total, &o_count, (size_t)V + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_peq_off, (size_t)V + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_lo, (size_t)n + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_hi, (size_t)n + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_row_off, (size_t)n + 1, sizeof(size_t))
+            || block_reserve(&total, &o_rows, band_cells, sizeof(int32_t))
+            || block_reserve(&total, &o_brow, (size_t)2 * ((size_t)m + 1), sizeof(int32_t))
+            || block_reserve(&total, &o_align, (size_t)m, sizeof(int32_t))
+            || block_reserve(&total, &o_nhe, (size_t)n + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_nre, (size_t)m + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_targets, (size_t)m + 1, sizeof(int32_t))
+            || block_reserve(&total, &o_hyp_err, (size_t)n, 1)
+            || block_reserve(&total, &o_ref_err, (size_t)m, 1)
+            || block_reserve(&total, &o_cands, TER_CAND_CAP, sizeof(TerCand))) {
             PyErr_NoMemory();
             goto done;
         }
@@ -825,9 +808,9 @@ bs_ter_edits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             /* peq: one zero vector, one per reference id the hypothesis holds (<= n, <= V) */
             size_t kmax = (size_t)(n < V ? n : V) + 1;
             if ((size_t)W > SIZE_MAX / 4 / ((size_t)n + 1)
-                || arena_add(&total, &o_peq, kmax * (size_t)W, sizeof(uint64_t))
-                || arena_add(&total, &o_steps, ((size_t)n + 1) * 4 * (size_t)W, sizeof(uint64_t))
-                || arena_add(&total, &o_state, (size_t)2 * W, sizeof(uint64_t))) {
+                || block_reserve(&total, &o_peq, kmax * (size_t)W, sizeof(uint64_t))
+                || block_reserve(&total, &o_steps, ((size_t)n + 1) * 4 * (size_t)W, sizeof(uint64_t))
+                || block_reserve(&total, &o_state, (size_t)2 * W, sizeof(uint64_t))) {
                 PyErr_NoMemory();
                 goto done;
             }
@@ -944,9 +927,9 @@ not_a_reference:
     if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError,
-                     "ter_edits: ref must be a tercom.Reference (with .vocab and .ids), "
+                     "count_edits: ref must be a tercom.Reference (with .vocab and .ids), "
                      "not %.100s",
-                     Py_TYPE(args[1])->tp_name);
+                     Py_TYPE(a[1])->tp_name);
     }
 done:
     PyMem_Free(block);

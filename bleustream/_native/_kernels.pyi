@@ -1,19 +1,21 @@
-"""C kernels for bleustream; each equals the pure function named in its docstring."""
+"""The C kernels of bleustream (bleustream/_native/*.c); each function equals
+the pure-Python twin its docstring names.  Arguments are positional, and may
+be given by keyword where the stub does not end them with ``/``."""
 
 from collections.abc import Callable, Sequence
 
-from bleustream.metrics.ngrams import RefNgrams  # bleustream.ngrams before the reshape
+from bleustream.metrics.ngrams import RefNgrams
 from bleustream.metrics.scores import BLEUScore
 from bleustream.metrics.tercom import Reference
 
-def tokenize_13a(line: str) -> list[str]:
-    """bleustream.tokenizers(.registry).tokenize_13a"""
+def tokenize_13a(line: str, /) -> list[str]:
+    """bleustream.tokenizers.registry.py_tokenize_13a"""
 
-def tokenize_zh(line: str) -> list[str]:
-    """bleustream.tokenizers(.registry).tokenize_zh"""
+def tokenize_zh(line: str, /) -> list[str]:
+    """bleustream.tokenizers.registry.py_tokenize_zh"""
 
 def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
-    """bleustream.(metrics.)ngrams.hyp_row"""
+    """bleustream.metrics.ngrams.hyp_row"""
 
 def hyp_row_13a(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
     """hyp_row(tokenize_13a(line), refs, max_order)"""
@@ -24,8 +26,8 @@ def hyp_row_zh(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
 def bleu_sum_13a(
     hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
 ) -> tuple[int, ...]:
-    """bleustream.metrics.bleu.sum_lines_reference: the sum over segments i
-    of count(hyps[i], prepare_refs(refs[i])), tokenizer 13a, not lowercased"""
+    """bleustream.metrics.bleu.py_sum_lines: the sum over segments i of
+    count(hyps[i], prepare_refs(refs[i])), tokenizer 13a, not lowercased"""
 
 def bleu_sum_zh(
     hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
@@ -35,7 +37,7 @@ def bleu_sum_zh(
 def bleu_rows_13a(
     hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
 ) -> list[tuple[int, ...]]:
-    """bleustream.metrics.bleu.count_lines_reference: each segment's row of
+    """bleustream.metrics.bleu.py_count_lines: each segment's row of
     bleu_sum_13a"""
 
 def bleu_rows_zh(
@@ -48,15 +50,15 @@ def chrf_ref_rows(
 ) -> tuple[tuple[int, ...], ...]:
     """One chrF row per reference: the (hyp, ref, match) triplets of character
     orders 1..char_order then word orders 1..word_order, as
-    bleustream.(metrics.)chrf's _one_reference_stats / _order_stats produce
+    bleustream.metrics.chrf's _one_reference_stats / _order_stats produce
     them.  hyp and refs already lowercased if the settings say so.  With one
-    reference, rows[0] is count(settings)(hyp, prepare_refs(settings)(refs))."""
+    reference, rows[0] is py_count(settings)(hyp, py_prepare_refs(settings)(refs))."""
 
-def split_words(line: str) -> list[str]:
-    """bleustream.(metrics.)chrf.split_words"""
+def split_words(line: str, /) -> list[str]:
+    """bleustream.metrics.chrf.split_words"""
 
 def past_newlines(buffer: bytes, pos: int, count: int, /) -> tuple[int, int]:
-    """blocks.past_newlines."""
+    """bleustream.parallel.blocks.py_past_newlines"""
 
 def bleu_scores(
     rows: Sequence[tuple[int, ...]],
@@ -70,9 +72,9 @@ def bleu_scores(
     /,
 ) -> list[BLEUScore]:
     """Spec(bleu, settings).score_object(row, signature) of each row
-    (bleustream.metrics.bleu.score_objects); smooth is exp, floor or none;
+    (bleustream.metrics.bleu.c_score_objects); smooth is exp, floor or none;
     rows the C code cannot score exactly go to fallback(row, signature)"""
 
-def ter_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
-    """bleustream.(metrics.)tercom.translation_edit_rate (max_exact_cells: its
+def count_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
+    """bleustream.metrics.tercom.py_count_edits (max_exact_cells: its
     MAX_EXACT_CELLS, 1 << 24 unless given)"""

@@ -1,0 +1,342 @@
+/*
+ * kernels.h: what the C kernels of bleustream._native._kernels share.
+ * Plain C99, Python.h only.  One file a concept:
+ *
+ *   module.c      the module: its functions, state and multi-phase init
+ *   args.c        argument parsing (every function is METH_FASTCALL)
+ *   arena.c       scratch memory: a call's bump allocator
+ *   ngrams.c      the n-gram engine (clipped matches of interned ids)
+ *   tokenize.c    the 13a and zh tokenizers (SacreBLEU's mteval rules)
+ *   bleu_rows.c   BLEU rows of tokens, and of one tokenized line
+ *   bleu_lines.c  BLEU rows and sums of whole batches of raw lines
+ *   chrf.c        chrF rows and chrF++ words
+ *   newlines.c    line search: where the blocks of -j start
+ *   scores.c      sentence-BLEU score objects from rows
+ *   ter.c         TER's number of edits
+ *
+ * Every function a module exposes is `bs_<its Python name>`, with the
+ * METH_FASTCALL | METH_KEYWORDS signature (BS_FASTCALL), and reads its
+ * arguments with bs_parse_args.  Every function returns the same Python
+ * objects as the pure-Python function it replaces.  Hashes only find
+ * candidates: tokens and n-grams are always compared code point by code
+ * point or id by id, so a hash collision costs time, never a count.
+ *
+ * Scratch memory lives in an arena owned by each call, so the functions
+ * are re-entrant; no Python code runs while scratch memory is live except
+ * the allocation of result objects.  The module keeps no Python object in
+ * a C global: what it caches is in its module state (BsState).
+ */
+#ifndef BLEUSTREAM_KERNELS_H
+#define BLEUSTREAM_KERNELS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Functions shared between the files: not exported from the extension. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BS_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define BS_INTERNAL
+#endif
+
+/* ------------------------------------------------------------------ */
+/* the module: its state, its functions                                */
+/* ------------------------------------------------------------------ */
+
+/* Per module object (so per interpreter): what the kernels cache. */
+typedef struct {
+    PyObject *str_vocab; /* "vocab", "ids": the attributes count_edits reads */
+    PyObject *str_ids;
+    int sum_exact; /* scores.c's sum equals builtins.sum: 1, 0, or -1 unknown yet */
+} BsState;
+
+static inline BsState *
+bs_state(PyObject *module)
+{
+    return (BsState *)PyModule_GetState(module);
+}
+
+#define BS_FASTCALL(name)                                                                       \
+    PyObject *name(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+
+BS_INTERNAL BS_FASTCALL(bs_tokenize_13a);
+BS_INTERNAL BS_FASTCALL(bs_tokenize_zh);
+BS_INTERNAL BS_FASTCALL(bs_hyp_row);
+BS_INTERNAL BS_FASTCALL(bs_hyp_row_13a);
+BS_INTERNAL BS_FASTCALL(bs_hyp_row_zh);
+BS_INTERNAL BS_FASTCALL(bs_bleu_sum_13a);
+BS_INTERNAL BS_FASTCALL(bs_bleu_sum_zh);
+BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
+BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
+BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
+BS_INTERNAL BS_FASTCALL(bs_split_words);
+BS_INTERNAL BS_FASTCALL(bs_past_newlines);
+BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
+BS_INTERNAL BS_FASTCALL(bs_count_edits);
+
+/* ------------------------------------------------------------------ */
+/* argument parsing (args.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The arguments of fname(...) into out[0 .. nparams): the first nrequired
+ * must be given, the others are NULL when not.  `names` are the
+ * parameters' names, which may be given by keyword; NULL: positional only.
+ */
+BS_INTERNAL int bs_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *const *names,
+                              Py_ssize_t nrequired, Py_ssize_t nparams, PyObject **out);
+
+/* o is a str, ready to read; else TypeError naming `what`. */
+BS_INTERNAL int bs_check_str(PyObject *o, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* hashing and token views                                             */
+/* ------------------------------------------------------------------ */
+
+static inline uint64_t
+mix64(uint64_t x)
+{
+    /* splitmix64 finalizer */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+#define NGRAM_MUL 0x9E3779B97F4A7C15ULL
+
+static inline int
+ensure_ready(PyObject *s)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0)
+        return -1;
+#else
+    (void)s;
+#endif
+    return 0;
+}
+
+/* A token: a run of code points in some PyUnicode kind. */
+typedef struct {
+    const void *data;
+    Py_ssize_t len;
+    int kind;
+} TokView;
+
+static inline uint64_t
+tok_hash(const TokView *t)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    Py_ssize_t i, n = t->len;
+    switch (t->kind) {
+    case PyUnicode_1BYTE_KIND: {
+        const Py_UCS1 *p = (const Py_UCS1 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    case PyUnicode_2BYTE_KIND: {
+        const Py_UCS2 *p = (const Py_UCS2 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    default: {
+        const Py_UCS4 *p = (const Py_UCS4 *)t->data;
+        for (i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ULL;
+        break;
+    }
+    }
+    return mix64(h ^ (uint64_t)n);
+}
+
+static inline int
+tok_equal(const TokView *a, const TokView *b)
+{
+    Py_ssize_t i, n = a->len;
+    if (n != b->len)
+        return 0;
+    if (a->kind == b->kind)
+        return memcmp(a->data, b->data, (size_t)n * (size_t)a->kind) == 0;
+    if (a->kind == PyUnicode_4BYTE_KIND && b->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS4 *p = (const Py_UCS4 *)a->data;
+        const Py_UCS1 *q = (const Py_UCS1 *)b->data;
+        for (i = 0; i < n; i++)
+            if (p[i] != q[i])
+                return 0;
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        if (PyUnicode_READ(a->kind, a->data, i) != PyUnicode_READ(b->kind, b->data, i))
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* scratch memory (arena.c)                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A bump allocator for a call's scratch memory.  It starts in a buffer the
+ * caller provides (on its stack) and takes blocks from the heap, each twice
+ * the last, when that is full; everything is freed at once.  A batch
+ * resets it per segment and keeps its largest block, so a steady stream of
+ * segments allocates nothing.  `arena_mark`/`arena_release` give back what
+ * was allocated after a mark.
+ *
+ * Built with AddressSanitizer, every allocation is its own heap block of
+ * exactly the size asked for, so the sanitizer sees each one's bounds.
+ */
+typedef struct ArenaBlock {
+    struct ArenaBlock *next; /* the block allocated before this one */
+    size_t size;             /* usable bytes after the header */
+} ArenaBlock;
+
+#define ARENA_ALIGN 16
+#define ARENA_HEADER ((sizeof(ArenaBlock) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+
+typedef struct {
+    char *cur;          /* the next free byte */
+    size_t left;        /* bytes free from cur */
+    ArenaBlock *blocks; /* heap blocks, newest first */
+    char *first;        /* the caller's buffer */
+    size_t first_size;
+} Arena;
+
+typedef struct {
+    char *cur;
+    size_t left;
+    ArenaBlock *blocks;
+} ArenaMark;
+
+BS_INTERNAL void arena_init(Arena *a, void *buf, size_t size);
+BS_INTERNAL void *arena_alloc(Arena *a, size_t n);
+BS_INTERNAL ArenaMark arena_mark(const Arena *a);
+BS_INTERNAL void arena_release(Arena *a, ArenaMark m);
+BS_INTERNAL void arena_reset(Arena *a);
+BS_INTERNAL void arena_free(Arena *a);
+
+#define ARENA_NEW(a, type, count)                                                               \
+    ((size_t)(count) > ((size_t)PY_SSIZE_T_MAX >> 1) / sizeof(type)                            \
+         ? (PyErr_NoMemory(), (type *)NULL)                                                     \
+         : (type *)arena_alloc((a), sizeof(type) * (size_t)(count)))
+
+/* A call's arena over a buffer on its stack. */
+#define ARENA_STACK 16384
+#define ARENA_ON_STACK(name)                                                                     \
+    union {                                                                                      \
+        double d;                                                                                \
+        void *p;                                                                                 \
+        char b[ARENA_STACK];                                                                     \
+    } name##_buf;                                                                                \
+    Arena name;                                                                                  \
+    arena_init(&name, name##_buf.b, sizeof(name##_buf.b))
+
+/* ------------------------------------------------------------------ */
+/* token vocabulary: interns the reference tokens to ids 0..V-1          */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t h;
+    int32_t id; /* -1: empty */
+} VSlot;
+
+typedef struct {
+    VSlot *slots;
+    Py_ssize_t mask;
+    TokView *views; /* by id */
+    int32_t size;
+} Vocab;
+
+BS_INTERNAL int vocab_init(Vocab *v, Arena *a, Py_ssize_t max_tokens);
+
+/* The id of token t; inserted if `insert`, else -1 when absent. */
+static inline int32_t
+vocab_id(Vocab *v, const TokView *t, int insert)
+{
+    uint64_t h = tok_hash(t);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)v->mask);
+    for (;;) {
+        VSlot *s = &v->slots[i];
+        if (s->id < 0) {
+            if (!insert)
+                return -1;
+            s->h = h;
+            s->id = v->size;
+            v->views[v->size] = *t;
+            return v->size++;
+        }
+        if (s->h == h && tok_equal(&v->views[s->id], t))
+            return s->id;
+        i = (i + 1) & v->mask;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the n-gram engine (ngrams.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * For n = 1 .. max_n: out[n-1] = sum over distinct n-grams g of
+ * min(count of g in hyp, max over refs of count of g in that ref).
+ * An n-gram is a run of n int32 ids; hyp ids < 0 never match.  Stops at
+ * the first order with no match (all higher orders are 0 too).
+ */
+BS_INTERNAL int clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen,
+                                const int32_t *flat, const Py_ssize_t *offs,
+                                const Py_ssize_t *rlens, Py_ssize_t nrefs, Py_ssize_t max_n,
+                                Py_ssize_t *out, Py_ssize_t nids);
+
+/* ------------------------------------------------------------------ */
+/* spans of a buffer, and the 13a and zh tokenizers (tokenize.c)       */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    Py_ssize_t start, len;
+} Span;
+
+typedef struct {
+    Span *v;
+    Py_ssize_t n, cap;
+} SpanVec;
+
+/* Room for `more` spans beyond those held, in the arena. */
+BS_INTERNAL int spans_reserve(Arena *a, SpanVec *s, Py_ssize_t more);
+
+static inline int
+spans_push(Arena *a, SpanVec *s, Py_ssize_t start, Py_ssize_t len)
+{
+    if (s->n == s->cap && spans_reserve(a, s, 1) < 0)
+        return -1;
+    s->v[s->n].start = start;
+    s->v[s->n].len = len;
+    s->n++;
+    return 0;
+}
+
+enum { TOK_13A = 0, TOK_ZH = 1 };
+
+/* A copy of the first n characters of the str (n at most its length) as
+ * UCS4 in the arena, with `pad` spare cells at each end. */
+BS_INTERNAL Py_UCS4 *to_ucs4(Arena *a, PyObject *s, Py_ssize_t n, Py_ssize_t pad);
+
+/*
+ * Tokenizes the first n characters of `line` as tokenize_13a / tokenize_zh
+ * (which: TOK_13A, TOK_ZH).  On success *bufp holds the buffer the spans
+ * index and spans the tokens, both in the arena.
+ */
+BS_INTERNAL int tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which,
+                               Py_UCS4 **bufp, SpanVec *spans);
+
+/* The spans of buf as a list of str. */
+BS_INTERNAL PyObject *spans_to_list(const Py_UCS4 *buf, const SpanVec *spans);
+
+#endif /* BLEUSTREAM_KERNELS_H */

@@ -1,0 +1,122 @@
+/*
+ * module.c: the module bleustream._native._kernels, the C kernels of
+ * bleustream (see kernels.h for the files and their conventions).
+ *
+ * Multi-phase initialization (PEP 489): the module's state (BsState) holds
+ * the Python objects it caches, so each interpreter that imports it has its
+ * own, and a module object is created per interpreter.
+ */
+#include "kernels.h"
+
+#define BS_METHOD(name, doc)                                                                    \
+    {#name, (PyCFunction)(void (*)(void))bs_##name, METH_FASTCALL | METH_KEYWORDS, doc}
+
+static PyMethodDef bs_methods[] = {
+    BS_METHOD(tokenize_13a, "tokenize_13a(line, /) -> list[str]: tokenizers.tokenize_13a."),
+    BS_METHOD(tokenize_zh, "tokenize_zh(line, /) -> list[str]: tokenizers.tokenize_zh."),
+    BS_METHOD(hyp_row, "hyp_row(hyp, refs, max_order) -> tuple[int, ...]: ngrams.hyp_row."),
+    BS_METHOD(hyp_row_13a,
+              "hyp_row_13a(line, refs, max_order): hyp_row(tokenize_13a(line), refs, max_order)."),
+    BS_METHOD(hyp_row_zh,
+              "hyp_row_zh(line, refs, max_order): hyp_row(tokenize_zh(line), refs, max_order)."),
+    BS_METHOD(bleu_sum_13a,
+              "bleu_sum_13a(hyps, refs, max_order) -> tuple[int, ...]: the sum of the BLEU rows "
+              "of raw lines, right-stripped and 13a-tokenized (bleu.sum_lines_reference)."),
+    BS_METHOD(bleu_sum_zh, "bleu_sum_zh(hyps, refs, max_order) -> tuple[int, ...]: bleu_sum_13a "
+                           "with the zh tokenizer."),
+    BS_METHOD(bleu_rows_13a,
+              "bleu_rows_13a(hyps, refs, max_order) -> list[tuple[int, ...]]: each segment's row "
+              "of bleu_sum_13a (bleu.count_lines_reference)."),
+    BS_METHOD(bleu_rows_zh, "bleu_rows_zh(hyps, refs, max_order) -> list[tuple[int, ...]]: "
+                            "bleu_rows_13a with the zh tokenizer."),
+    BS_METHOD(chrf_ref_rows,
+              "chrf_ref_rows(hyp, refs, char_order, word_order, whitespace) -> tuple of rows, one "
+              "per reference: chrF's (hyp, ref, match) triplets, characters then words."),
+    BS_METHOD(split_words, "split_words(line, /) -> list[str]: chrf.split_words."),
+    BS_METHOD(past_newlines,
+              "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.past_newlines."),
+    BS_METHOD(bleu_scores,
+              "bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, "
+              "signature, fallback, /) -> list: each row's BLEU score object "
+              "(bleu.score_objects)."),
+    BS_METHOD(count_edits, "count_edits(words_hyp, ref, max_exact_cells=..., /) -> int: "
+                         "tercom.py_count_edits."),
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+bs_exec(PyObject *module)
+{
+    BsState *state = bs_state(module);
+    state->sum_exact = -1;
+    state->str_vocab = PyUnicode_InternFromString("vocab");
+    if (state->str_vocab == NULL)
+        return -1;
+    state->str_ids = PyUnicode_InternFromString("ids");
+    if (state->str_ids == NULL)
+        return -1;
+    return 0;
+}
+
+static int
+bs_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    BsState *state = bs_state(module);
+    if (state != NULL) {
+        Py_VISIT(state->str_vocab);
+        Py_VISIT(state->str_ids);
+    }
+    return 0;
+}
+
+static int
+bs_clear(PyObject *module)
+{
+    BsState *state = bs_state(module);
+    if (state != NULL) {
+        Py_CLEAR(state->str_vocab);
+        Py_CLEAR(state->str_ids);
+    }
+    return 0;
+}
+
+static void
+bs_free(void *module)
+{
+    bs_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot bs_slots[] = {
+    {Py_mod_exec, (void *)bs_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* No C global holds a Python object or changes after the module is
+     * built (what is cached is in BsState), so each interpreter, with its
+     * own GIL, may import it. */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    /* The GIL stays: the kernels read the items of the caller's lists
+     * through borrowed references (PySequence_Fast), which another thread
+     * could replace under them on a free-threaded build. */
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef bs_module = {
+    PyModuleDef_HEAD_INIT,
+    "_kernels",
+    "The C kernels of bleustream; each function equals the pure one its docstring names.",
+    sizeof(BsState),
+    bs_methods,
+    bs_slots,
+    bs_traverse,
+    bs_clear,
+    bs_free,
+};
+
+PyMODINIT_FUNC
+PyInit__kernels(void)
+{
+    return PyModuleDef_Init(&bs_module);
+}

@@ -50,7 +50,7 @@ from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
 from bleustream.metrics.counting import Counter
-from bleustream.metrics.registry import Spec, is_corpus_wide
+from bleustream.metrics.registry import Spec, is_corpus_wide, metric_of
 from bleustream.output.partial import unmarkable_because, withheld_lines
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
@@ -109,9 +109,13 @@ class RunOptions:
     keep_lines: frozenset[int] | None = None  # --origlang/--subset: the lines scored
     nist_docs: str | None = None  # NIST: the file of each line's document id
     compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
+    confidence: bool = False  # -ci was given (alone, or with a paired test)
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # By metric name, the counting settings the command line (or config
+    # file) gives: NIST's statistics read back must have been counted so.
+    counting_given: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def input(self) -> str:
@@ -269,8 +273,12 @@ def run(
     """
     if options.specs[0].name == "self-bleu":
         return _run_self_bleu(options, stdin, stdout, report)
-    if is_corpus_wide(options.specs):
-        return _run_corpus_wide(options, stdin, stdout, report)
+    nist_asked = is_corpus_wide(options.specs)  # -m nist
+    if nist_asked:
+        if options.input_format != "stats":
+            return _run_corpus_wide(options, stdin, stdout, report)
+        # Statistics read back: their records name the metric (see below).
+        options = replace(options, specs=(_default_spec("bleu"),))
     progress: Progress | None = None
 
     def say(message: str) -> None:
@@ -300,9 +308,13 @@ def run(
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         if reading_stats:
+            from bleustream.inputs.nist_records import are_nist_records
             from bleustream.inputs.stats_items import ReadBack, chunks_to_items, stats_items
 
             segments, sources = stats_items(options.reading, stdin, policy)
+            if nist_asked or are_nist_records(sources):  # NIST's records are tables
+                nist_options = replace(options, specs=(_default_spec("nist"),))
+                return _run_corpus_wide(nist_options, stdin, stdout, report, (sources, policy))
             state.read = ReadBack(options.specs)
             items = chunks_to_items(segments, options.reading, state.read)
             # The metrics come from the first record: read it before the header.
@@ -496,12 +508,22 @@ def summed_text(
     return header(options.format, ctx) + final_text(options.format, ctx, finals, options.test)
 
 
+# SacreBLEU's refusals of the number of systems a test is given (compat mode).
+PAIRED_NEEDS_SYSTEMS = "Paired tests require multiple input systems given to --input (-i)."
+CI_NEEDS_PAIRED = "Use paired tests (--paired) for multiple systems."
+
+
 def _stdin_systems(stdin: BinaryIO, options: RunOptions) -> tuple[BinaryIO, RunOptions]:
     """Stdin read again from its start, and the options with its systems:
     the tab-separated fields of its first line."""
     universal = options.reading.stdin_universal_newlines
     stdin, fields = peek_stdin_systems(stdin, options.encoding, universal)
     options = replace(options, stdin_systems=fields)
+    paired = options.test is not None and options.test.paired
+    if options.compat and fields == 1 and paired:
+        raise SacrebleuRefusal(PAIRED_NEEDS_SYSTEMS)
+    if options.compat and fields > 1 and options.confidence:
+        raise SacrebleuRefusal(CI_NEEDS_PAIRED)
     if fields == 1:
         options.check_systems(fields, "stdin")
     elif options.compat and options.sentence_level:
@@ -658,6 +680,13 @@ def _summed_batches(
         yield batch[-1], summed
 
 
+def _default_spec(name: str) -> Spec:
+    """A metric with its default settings: the placeholder of statistics
+    read back until their first record names theirs."""
+    metric = metric_of(name)
+    return Spec(metric, metric.Settings())
+
+
 def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
     if first is not None:
         yield first
@@ -708,6 +737,20 @@ def _sacrebleu_order(ctx: Context) -> list[int]:
     for index, spec in enumerate(ctx.specs):
         seen.setdefault(spec.name, index)
     return [seen[name] for name in sorted(seen)]
+
+
+def _systems_order(ctx: Context, test: Resampling | None) -> list[int]:
+    """The metrics of several systems' table or JSON: the order given, but
+    in SacreBLEU's layouts its order, by name (a paired test keeps ``-m``'s
+    order, as SacreBLEU's does), each once."""
+    if not ctx.compat:
+        return list(range(len(ctx.specs)))
+    if test is None or not test.paired:
+        return _sacrebleu_order(ctx)
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(ctx.specs):
+        seen.setdefault(spec.name, index)
+    return list(seen.values())
 
 
 def _table_names(
@@ -768,10 +811,10 @@ def _json_document(
         mark = {"partial": True, "segments": finals[0].segments}
     if len(finals) > 1:
         names = _table_names(finals, test, named_baseline)
-        results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
-        keep = set(_sacrebleu_order(ctx))
-        per = len(ctx.specs)
-        results = [r for i, r in enumerate(results) if i % per in keep]
+        order = _systems_order(ctx, test)
+        results = [
+            _results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order
+        ]
         return tables.systems_json(results, test is not None and test.paired, ctx.width, mark)
     record = finals[0]
     results = _results_of(ctx, record)
@@ -801,8 +844,9 @@ def _table(
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
     names = _table_names(finals, test, named_baseline)
-    results = [r for name, rec in zip(names, finals) for r in _results_of(ctx, rec, name)]
-    signatures = {spec.label: ctx.signature_text(i) for i, spec in enumerate(ctx.specs)}
+    order = _systems_order(ctx, test)
+    results = [_results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order]
+    signatures = {ctx.specs[i].label: ctx.signature_text(i) for i in order}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
     make = (
@@ -840,7 +884,11 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
 
 
 def _run_corpus_wide(
-    options: RunOptions, stdin: BinaryIO | None, stdout: BinaryIO, report: Report
+    options: RunOptions,
+    stdin: BinaryIO | None,
+    stdout: BinaryIO,
+    report: Report,
+    opened: tuple[list[LineSource], BadLinePolicy] | None = None,
 ) -> int:
     """NIST: read everything into one ``NistCorpus`` (the reference table and
     each system's matched n-grams), then score with the corpus-wide weights.
@@ -848,18 +896,19 @@ def _run_corpus_wide(
     ``-sl`` keeps each segment's counts too, for its record at the end.
     ``-j N`` counts blocks of regular files on workers and merges their
     tables; statistics read back (``--input-format stats``) merge the same
-    way: the numbers are one process's.
+    way: the numbers are one process's, with the settings the records
+    carry.  ``opened``: the statistics files, already opened, and their policy.
     """
     from bleustream.metrics import nist
 
     spec = options.specs[0]
     settings = spec.settings
-    policy = BadLinePolicy(options.skip_bad_lines, report)
+    policy = BadLinePolicy(options.skip_bad_lines, report) if opened is None else opened[1]
     systems = _systems(options)
     status, partial = EXIT_OK, False
     try:
         if options.input_format == "stats":
-            corpus, names = _nist_read_back(options, stdin, policy, settings)
+            corpus, names, settings = _nist_read_back(options, stdin, policy, opened)
             if names is not None:
                 systems = names
             counted, where, docs = None, [], {}
@@ -1040,42 +1089,32 @@ class _DocIds:
 
 
 def _nist_read_back(
-    options: RunOptions, stdin: BinaryIO | None, policy: BadLinePolicy, settings: Any
-) -> tuple[Any, list[str | int | None] | None]:
+    options: RunOptions,
+    stdin: BinaryIO | None,
+    policy: BadLinePolicy,
+    opened: tuple[list[LineSource], BadLinePolicy] | None,
+) -> tuple[Any, list[str | int | None] | None, Any]:
     """NIST statistics read back: every record's tables merged, per system
-    (the systems named by the records, in the order first seen)."""
+    (the systems named by the records, in the order first seen), and the
+    settings the records carry."""
     from bleustream.inputs.items import open_stats
-    from bleustream.inputs.nist_records import read_nist_records
+    from bleustream.inputs.nist_records import NistRecords
     from bleustream.metrics import nist
 
-    by_system: dict[str | int | None, Any] = {}
-    for source in open_stats(options.reading, stdin, policy):
-        try:
-            for system, part in read_nist_records(source, settings):
-                if system in by_system:
-                    by_system[system].merge(part)
-                else:
-                    by_system[system] = part
-        finally:
+    given = dict(options.counting_given.get(nist.NAME, {}))
+    records = NistRecords(given)
+    sources = open_stats(options.reading, stdin, policy) if opened is None else opened[0]
+    try:
+        for source in sources:
+            records.read(source)
+    finally:
+        for source in sources:
             source.close()
-    if not by_system:
-        return nist.NistCorpus.empty(settings.order, 1), None
-    names = list(by_system)
-    first = by_system[names[0]]
-    corpus = nist.NistCorpus(
-        settings.order, [c.systems[0] for c in by_system.values()], first.table,
-        first.segments, first.nrefs,
-    )  # fmt: skip
-    # Every system's records carry the same references: their table is one.
-    for name in names[1:]:
-        other = by_system[name]
-        if other.segments != first.segments or other.table.counts != first.table.counts:
-            raise InputError(
-                f"the NIST statistics of system {name} are of other references or segments "
-                f"than those of {names[0]}",
-                input_name(options.reading),
-            )
-    return corpus, (names if len(names) > 1 or names[0] is not None else None)
+    corpus, names = records.corpus(input_name(options.reading))
+    settings = records.settings or options.specs[0].settings
+    if corpus is None:
+        corpus = nist.NistCorpus.empty(settings.order, 1)
+    return corpus, names, settings
 
 
 def _nist_record(

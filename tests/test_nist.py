@@ -320,7 +320,8 @@ def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path
     proc = run("-m", "nist", "--nist-order", "4", "--input-format", "stats", str(path))
     assert proc.returncode == 65
     assert proc.stderr.decode() == (
-        f"bleustream: {path}:2: NIST statistics counted with order=5; this run's order is 4\n"
+        f"bleustream: {path}:2: NIST statistics counted with order=5; order=4 was given (the "
+        "records carry their settings: give none of NIST's counting options to merge them)\n"
     )
     bleu = tmp_path / "bleu.jsonl"
     bleu.write_bytes(run(str(ref), "-f", "stats", "-i", str(hyps[0])).stdout)
@@ -336,6 +337,44 @@ def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path
     assert b"not in the reference table" in proc.stderr
     refused = run(str(ref), "-m", "nist", "-sl", "-f", "stats", "-i", str(hyps[0]))
     assert refused.returncode == 2 and b"not with -sl with statistics records" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "counting",
+    [(), ("--nist-order", "4", "-tok", "intl", "--nist-case-sensitive")],
+)
+def test_records_read_back_carry_their_settings(tmp_path: Path, counting: tuple[str, ...]) -> None:
+    """Read back with nothing repeated (not even -m nist), the records give
+    the numbers and signature of the run that wrote them; a counting option
+    given that the records contradict is an error at the first record."""
+    ref, hyps = _wmt17(tmp_path, 2)
+    whole = run(str(ref), "-m", "nist", *counting, "-f", "jsonl", "-i", *map(str, hyps))
+    assert whole.returncode == 0, whole.stderr
+    shards = []
+    for k, (shard_ref, *shard_hyps) in enumerate(_shards([ref, *hyps], tmp_path, (1500,))):
+        proc = run(
+            str(shard_ref), "-m", "nist", *counting, "-f", "stats", "-i", *map(str, shard_hyps)
+        )
+        assert proc.returncode == 0, proc.stderr
+        text = proc.stdout.decode()
+        for i, hyp in enumerate(hyps):
+            text = text.replace(json.dumps(str(shard_hyps[i])), json.dumps(str(hyp)))
+        shards.append(tmp_path / f"stats{k}.jsonl")
+        shards[-1].write_text(text, encoding="utf-8")
+    for given in ((), ("-m", "nist"), ("-m", "nist", *counting)):
+        merged = run("--input-format", "stats", *given, "-f", "jsonl", *map(str, shards))
+        assert (merged.returncode, merged.stderr) == (0, b"")
+        assert merged.stdout == whole.stdout
+    piped = run(
+        "--input-format", "stats", "-f", "jsonl", input=b"".join(map(Path.read_bytes, shards))
+    )
+    assert piped.stdout == whole.stdout
+    for contradicting in (("--nist-order", "3"), ("-tok", "13a" if counting else "none")):
+        proc = run("--input-format", "stats", *contradicting, *map(str, shards))
+        assert (proc.returncode, proc.stdout) == (65, b"")
+        (line,) = proc.stderr.decode().splitlines()
+        assert line.startswith(f"bleustream: {shards[0]}:1: NIST statistics counted with ")
+        assert "was given" in line
 
 
 def _has_documents(name: str, variant: str) -> bool:

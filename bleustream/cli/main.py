@@ -45,6 +45,7 @@ from bleustream.errors import (
     EXIT_USAGE,
     BleustreamError,
     Interrupted,
+    SacrebleuRefusal,
     UsageError,
     WriteError,
 )
@@ -52,7 +53,7 @@ from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
 from bleustream.metrics import self_bleu
 from bleustream.metrics.registry import all_options, is_corpus_wide, specs_from
-from bleustream.run import Output, RunOptions, run
+from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
 
 if TYPE_CHECKING:
     from bleustream.significance.resampling import Resampling
@@ -152,6 +153,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         keep_lines=options.get("keep_lines"),
         nist_docs=options["nist_docs"],
         compat=options["compat"] == "sacrebleu",
+        confidence=options["confidence"],
         scoring_overrides=_scoring_overrides(options),
         counting_given=_counting_given(options),
         format=options["format"],
@@ -246,18 +248,22 @@ def _drop_repeated_baseline(options: dict[str, Any]) -> None:
 
 def _sacrebleu_refusals(options: dict[str, Any]) -> None:
     """What SacreBLEU refuses, refused in its layouts (``--compat sacrebleu``)
-    with its words; bleustream's own layouts do these."""
+    with its words and status, in its order; bleustream's own layouts do
+    these.  Stdin's systems are counted when it is read (``bleustream.run``)."""
     systems = max(len(options["input"]), options["systems"])
+    stdin_systems = options["input"] == ["-"] and bool(options["refs"])
     paired = options["paired_bs"] or options["paired_ar"]
     if options["sentence_level"]:
         if len(set(options["metrics"])) > 1:
-            raise UsageError("Only one metric can be used in sentence-level mode.")
+            raise SacrebleuRefusal("Only one metric can be used in sentence-level mode.")
         if systems > 1:
-            raise UsageError("Only one system can be evaluated in sentence-level mode.")
+            raise SacrebleuRefusal("Only one system can be evaluated in sentence-level mode.")
         if options["confidence"] or paired:
-            raise UsageError("Statistical tests are unavailable in sentence-level mode.")
-    if systems > 1 and options["confidence"] and not paired:
-        raise UsageError("Use paired tests (--paired) for multiple systems.")
+            raise SacrebleuRefusal("Statistical tests are unavailable in sentence-level mode.")
+    if paired and systems == 1 and not stdin_systems:
+        raise SacrebleuRefusal(PAIRED_NEEDS_SYSTEMS)
+    if systems > 1 and options["confidence"]:
+        raise SacrebleuRefusal(CI_NEEDS_PAIRED)
 
 
 _TEST_OPTIONS = {"ci": "-ci/--confidence", "bs": "--paired-bs", "ar": "--paired-ar"}

@@ -131,6 +131,23 @@ class LineSource:
         self._on_bad(InputError(message, self.name, self.line))
         return None
 
+    def peek(self) -> str | None:
+        """The next line that is not blank, decoded (bad bytes replaced), or
+        None at the end; it and the lines before it are still to be read."""
+        ahead: list[bytes] = []
+        found: str | None = None
+        while found is None:
+            try:
+                raw = self._pending.pop() if self._pending else self._next_raw()
+            except StopIteration:
+                break
+            ahead.append(raw)
+            text = raw.decode(self._encoding, "replace")
+            if text.strip():
+                found = text
+        self._pending.extend(reversed(ahead))
+        return found
+
     def _next_raw(self) -> bytes:
         """The bytes of the next line, without its line end."""
         try:

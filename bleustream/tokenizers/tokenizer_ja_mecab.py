@@ -1,0 +1,25 @@
+"""SacreBLEU's ``tokenizers.tokenizer_ja_mecab``: ``TokenizerJaMecab``, on
+bleustream's ``ja-mecab`` (the ``ja`` extra; the tagger is made, and a
+missing package reported, when the tokenizer is made)."""
+
+from __future__ import annotations
+
+from bleustream.tokenizers import mecab
+from bleustream.tokenizers.tokenizer_base import BaseTokenizer
+
+__all__ = ["TokenizerJaMecab"]
+
+
+class TokenizerJaMecab(BaseTokenizer):
+    """Japanese words as MeCab with IPAdic cuts them."""
+
+    def __init__(self) -> None:
+        self._tagger = mecab.tagger("ja-mecab")
+
+    def __call__(self, line: str) -> str:
+        # MeCab's own text, as SacreBLEU returns it (white space other
+        # than its separators kept); BLEU splits it into bleustream's tokens.
+        return self._tagger.parse(line.strip()).strip()  # type: ignore[no-any-return]
+
+    def signature(self) -> str:
+        return mecab.signature("ja-mecab")

@@ -120,6 +120,33 @@ def test_tab_separated_stdin_with_refs_is_several_systems(
     assert re.findall(r"(Baseline|System \d)", ours.stdout.decode()) == names
 
 
+PBS, PAR = ("-pbs", "-pbsn", "20"), ("-par", "-parn", "20")
+
+
+# SacreBLEU 2.6 cannot write a paired test's JSON (numpy's float32): no such case.
+@pytest.mark.parametrize(
+    "fmt, test",
+    [("json", ()), ("text", ()), ("latex", ()), ("text", PBS), ("latex", PBS), ("text", PAR)],
+)
+def test_several_systems_metrics_are_in_sacrebleus_order(
+    data: Path, fmt: str, test: tuple[str, ...]
+) -> None:
+    """SacreBLEU sorts the metrics of several systems by name, but keeps
+    -m's order in a paired test."""
+    args = ("ref", "-i", *SYSTEMS, "-m", "ter", "chrf", "bleu", "-f", fmt, *test)
+    theirs = sacrebleu(*args, cwd=data)
+    ours = bleustream(*args, "--compat", "sacrebleu", cwd=data)
+    assert theirs.returncode == 0, theirs.stderr
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+
+
+def test_several_systems_metrics_are_in_the_order_given_in_bleustreams_mode(data: Path) -> None:
+    ours = bleustream("ref", "-i", A, B, "-m", "ter", "chrf", "bleu", "-f", "latex", cwd=data)
+    assert ours.returncode == 0, ours.stderr
+    header = next(line for line in ours.stdout.decode().splitlines() if "System" in line)
+    assert header.split("&")[1:] == ["  TER  ", "  chrF2  ", "  BLEU  \\\\"]
+
+
 def test_tab_separated_stdin_systems_in_latex_are_sacrebleus(data: Path) -> None:
     stdin = pasted(data, *SYSTEMS)
     args = ("ref", "-f", "latex", "-m", "bleu", "chrf")
@@ -485,30 +512,62 @@ def test_tokenizer_advice_for_the_target_is_sacrebleus(data: Path, pair: str) ->
 # --------------------------------------------------------------------------
 
 
+PAIRED_NEEDS_SYSTEMS = "Paired tests require multiple input systems given to --input (-i)."
+CI_NEEDS_PAIRED = "Use paired tests (--paired) for multiple systems."
+
+
 @pytest.mark.parametrize(
-    "args, words",
+    "args, words, scored",
     [
         (("-i", A, "-sl", "-m", "bleu", "chrf"),
-         "Only one metric can be used in sentence-level mode."),
-        (("-i", A, B, "-sl"), "Only one system can be evaluated in sentence-level mode."),
+         "Only one metric can be used in sentence-level mode.", True),
+        (("-i", A, B, "-sl"), "Only one system can be evaluated in sentence-level mode.", True),
         (("-i", A, "-sl", "-ci", "-cin", "10"),
-         "Statistical tests are unavailable in sentence-level mode."),
-        (("-i", A, B, "-ci", "-cin", "10"), "Use paired tests (--paired) for multiple systems."),
+         "Statistical tests are unavailable in sentence-level mode.", True),
+        (("-i", A, B, "-ci", "-cin", "10"), CI_NEEDS_PAIRED, True),
+        (("-i", A, B, "-par", "-parn", "20", "-ci", "-cin", "10"), CI_NEEDS_PAIRED, True),
+        (("-i", A, B, "-pbs", "-pbsn", "20", "-ci", "-cin", "10"), CI_NEEDS_PAIRED, True),
+        (("-i", A, "-pbs", "-pbsn", "20"), PAIRED_NEEDS_SYSTEMS, False),
+        (("-i", A, A, "-par", "-parn", "20"), PAIRED_NEEDS_SYSTEMS, False),
     ],
-    ids=["sl-metrics", "sl-systems", "sl-test", "ci-systems"],
+    ids=["sl-metrics", "sl-systems", "sl-test", "ci-systems", "par-ci-systems",
+         "pbs-ci-systems", "pbs-one-system", "par-baseline-twice"],
 )  # fmt: skip
 def test_what_sacrebleu_refuses_is_refused_in_its_layouts(
-    data: Path, args: tuple[str, ...], words: str
+    data: Path, args: tuple[str, ...], words: str, scored: bool
 ) -> None:
-    """SacreBLEU says these words and exits 1; bleustream says them as a
-    usage error (2) under --compat sacrebleu, and scores them without it."""
+    """SacreBLEU says these words and exits 1; bleustream says them and
+    exits 1 under --compat sacrebleu, and scores what it can without it."""
     theirs = sacrebleu("ref", *args, cwd=data)
     assert theirs.returncode == 1
     assert theirs.stderr.decode().strip().endswith(words)
     ours = bleustream("ref", *args, "--compat", "sacrebleu", cwd=data)
-    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert (ours.returncode, ours.stdout) == (1, b"")
+    assert ours.stderr.decode().splitlines()[-1] == f"bleustream: {words}"
+    assert (bleustream("ref", *args, cwd=data).returncode == 0) == scored
+
+
+@pytest.mark.parametrize(
+    "args, fields, words",
+    [
+        (("-ci", "-cin", "10"), 2, CI_NEEDS_PAIRED),
+        (("-par", "-parn", "20", "-ci", "-cin", "10"), 2, CI_NEEDS_PAIRED),
+        (("-pbs", "-pbsn", "20", "-ci", "-cin", "10"), 2, CI_NEEDS_PAIRED),
+        (("-pbs", "-pbsn", "20"), 1, PAIRED_NEEDS_SYSTEMS),
+        (("-pbs", "-pbsn", "20", "-ci"), 1, PAIRED_NEEDS_SYSTEMS),
+    ],
+    ids=["ci", "par-ci", "pbs-ci", "pbs-one", "pbs-ci-one"],
+)
+def test_what_sacrebleu_refuses_of_stdins_systems_is_refused(
+    data: Path, args: tuple[str, ...], fields: int, words: str
+) -> None:
+    stdin = pasted(data, *SYSTEMS[:fields])
+    theirs = sacrebleu("ref", *args, cwd=data, input=stdin)
+    assert theirs.returncode == 1
+    assert theirs.stderr.decode().strip().endswith(words)
+    ours = bleustream("ref", *args, "--compat", "sacrebleu", cwd=data, input=stdin)
+    assert (ours.returncode, ours.stdout) == (1, b"")
     assert ours.stderr.decode() == f"bleustream: {words}\n"
-    assert bleustream("ref", *args, cwd=data).returncode == 0
 
 
 def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:

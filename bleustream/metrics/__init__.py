@@ -1,9 +1,11 @@
 """The metrics: the pure core. Statistics of a segment, how they add, and scores from sums.
 
 Nothing here reads files, parses arguments or writes to a stream.  SacreBLEU's
-classes are here under its names (``from bleustream.metrics import BLEU``),
-loaded when first asked for: a module of the package that imports one
-metric does not load them all.
+classes are here under its names (``from bleustream.metrics import BLEU``,
+``METRICS``), loaded when first asked for: a module of the package that
+imports one metric does not load them all.  So are its modules: ``bleu``,
+``chrf`` and ``ter`` (bleustream's metrics, with SacreBLEU's class and
+score of each), ``base`` and ``helpers``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,17 @@ if TYPE_CHECKING:
     from bleustream.metrics.metric_classes import BLEU, CHRF, TER
     from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
 
-__all__ = ["BLEU", "CHRF", "TER", "BLEUScore", "CHRFScore", "Score", "Signature", "TERScore"]
+__all__ = [
+    "BLEU",
+    "CHRF",
+    "METRICS",
+    "TER",
+    "BLEUScore",
+    "CHRFScore",
+    "Score",
+    "Signature",
+    "TERScore",
+]
 
 _CLASSES = {"BLEU", "CHRF", "TER"}
 _SCORES = {"BLEUScore", "CHRFScore", "Score", "Signature", "TERScore"}
@@ -29,4 +41,8 @@ def __getattr__(name: str) -> Any:
         from bleustream.metrics import scores
 
         return getattr(scores, name)
+    if name == "METRICS":  # SacreBLEU's: its class names to the classes
+        from bleustream.metrics.metric_classes import BLEU, CHRF, TER
+
+        return {"BLEU": BLEU, "CHRF": CHRF, "TER": TER}
     raise AttributeError(f"module 'bleustream.metrics' has no attribute {name!r}")

@@ -684,3 +684,16 @@ count = py_count if native is None else c_count
 count_lines = None if native is None else c_count_lines
 sum_lines = None if native is None else c_sum_lines
 score_objects = None if native is None else c_score_objects
+
+
+# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above) and
+# ``BLEU`` (``from bleustream.metrics.bleu import BLEU``), loaded when first
+# asked for, from the module of the classes, which imports this one.
+def __getattr__(name: str) -> Any:
+    if name == "BLEU":
+        from bleustream.metrics.metric_classes import BLEU
+
+        return BLEU
+    if name == "MAX_NGRAM_ORDER":  # SacreBLEU's name of the default
+        return DEFAULT_MAX_ORDER
+    raise AttributeError(f"module 'bleustream.metrics.bleu' has no attribute {name!r}")

@@ -744,3 +744,14 @@ prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
     py_prepare_refs if native is None else c_prepare_refs
 )
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
+
+
+# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above) and
+# ``CHRF`` (``from bleustream.metrics.chrf import CHRF``), loaded when first
+# asked for, from the module of the classes, which imports this one.
+def __getattr__(name: str) -> Any:
+    if name == "CHRF":
+        from bleustream.metrics.metric_classes import CHRF
+
+        return CHRF
+    raise AttributeError(f"module 'bleustream.metrics.chrf' has no attribute {name!r}")

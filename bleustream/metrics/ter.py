@@ -275,3 +275,14 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     from bleustream.metrics.numpy_scores import ter_rows
 
     return ter_rows(sums, settings)
+
+
+# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` (imported above) and
+# ``TER`` (``from bleustream.metrics.ter import TER``), loaded when first
+# asked for, from the module of the classes, which imports this one.
+def __getattr__(name: str) -> Any:
+    if name == "TER":
+        from bleustream.metrics.metric_classes import TER
+
+        return TER
+    raise AttributeError(f"module 'bleustream.metrics.ter' has no attribute {name!r}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -110,6 +111,7 @@ class RunOptions:
     nist_docs: str | None = None  # NIST: the file of each line's document id
     compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
     confidence: bool = False  # -ci was given (alone, or with a paired test)
+    sacrebleu_log: bool = False  # SacreBLEU's information lines on stderr
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -449,6 +451,7 @@ def run(
         if empty and not options.allow_empty:
             status = EXIT_DATAERR
         else:
+            _say_sacrebleu_log(say, state)
             for count in tokenized or ():
                 if count >= 100:
                     for line in TOKENIZED_WARNING:
@@ -647,18 +650,51 @@ def _write_whole(stdout: BinaryIO, text: str, status: int) -> int:
     return status
 
 
-def _block_signals() -> Any:
-    if not hasattr(signal, "pthread_sigmask"):
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
-def _restore_signals(masked: Any) -> int | None:
-    """Restores the caller's signal mask; a signal that waited is its number."""
-    if masked is None:
-        return None
+@dataclass
+class _Held:
+    """SIGINT and SIGTERM held back (``_block_signals``): what to restore."""
+
+    mask: Any  # the caller's signal mask, or None
+    handlers: dict[int, Any]  # the caller's handlers, replaced meanwhile
+    noted: list[int]  # the signals that came meanwhile
+
+
+def _block_signals() -> _Held:
+    """Holds SIGINT and SIGTERM back until ``_restore_signals``.
+
+    Blocking them in this thread is not enough: the kernel gives a signal
+    sent to the process to any thread that does not block it (numpy's,
+    the pool's), and Python then runs the handler here all the same.  So
+    in the main thread the handlers are replaced too, by one that notes
+    the signal for ``_restore_signals`` to deliver."""
+    noted: list[int] = []
+    handlers: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _INTERRUPTS:
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                handlers[signum] = handler
+                signal.signal(signum, lambda got, frame: noted.append(got))
+    mask = None
+    if hasattr(signal, "pthread_sigmask"):
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_INTERRUPTS))
+    return _Held(mask, handlers, noted)
+
+
+def _restore_signals(held: _Held) -> int | None:
+    """Restores the caller's signal mask and handlers, then hands them a
+    signal that waited; returns its number if their handler raised
+    ``Interrupted`` (the command line's)."""
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, masked)
+        if held.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held.mask)  # a pending one is noted
+        for signum, handler in held.handlers.items():
+            signal.signal(signum, handler)
+        if held.noted:
+            signal.raise_signal(held.noted[0])
     except Interrupted as exc:
         return exc.signum
     return None
@@ -754,11 +790,11 @@ def _systems_order(ctx: Context, test: Resampling | None) -> list[int]:
 
 
 def _table_names(
-    finals: Sequence[Record], test: Resampling | None, named_baseline: bool
+    systems: Sequence[str | int | None], test: Resampling | None, named_baseline: bool
 ) -> list[str]:
     """The systems as tables name them, the baseline marked in a paired test
     (unless its name already says it is the baseline)."""
-    names = system_names([record.system for record in finals])
+    names = system_names(systems)
     if test is not None and test.paired and not named_baseline:
         names[0] = f"Baseline: {names[0]}"
     return names
@@ -780,6 +816,23 @@ def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
             )
         )
     return results
+
+
+def _say_sacrebleu_log(say: Report, state: _State) -> None:
+    """SacreBLEU's information lines about several systems' scores and their
+    paired test, on stderr before them (``--compat sacrebleu`` without ``-q``)."""
+    options, test = state.options, state.options.test
+    if not options.sacrebleu_log or len(state.systems) < 2 or options.sentence_level:
+        return
+    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
+
+    paired = test if test is not None and test.paired else None
+    names = _table_names(state.systems, paired, options.stdin_systems > 1)
+    specs = [state.specs[i] for i in _systems_order(state.context(), test)]
+    metrics = [(spec.name, spec.label) for spec in specs]
+    kind, n = (paired.kind, paired.n) if paired else (None, 0)
+    for line in tables.sacrebleu_log(names, metrics, kind, n, options.jobs):
+        say(line)
 
 
 def _single_sacrebleu(ctx: Context, record: Record) -> str:
@@ -810,7 +863,7 @@ def _json_document(
     if finals[0].partial and not ctx.compat:
         mark = {"partial": True, "segments": finals[0].segments}
     if len(finals) > 1:
-        names = _table_names(finals, test, named_baseline)
+        names = _table_names([r.system for r in finals], test, named_baseline)
         order = _systems_order(ctx, test)
         results = [
             _results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order
@@ -843,7 +896,7 @@ def _table(
 ) -> str:
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
-    names = _table_names(finals, test, named_baseline)
+    names = _table_names([r.system for r in finals], test, named_baseline)
     order = _systems_order(ctx, test)
     results = [_results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order]
     signatures = {ctx.specs[i].label: ctx.signature_text(i) for i in order}

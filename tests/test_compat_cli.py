@@ -570,6 +570,36 @@ def test_what_sacrebleu_refuses_of_stdins_systems_is_refused(
     assert ours.stderr.decode() == f"bleustream: {words}\n"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-i", A, B),
+        ("-i", *SYSTEMS, "-m", "ter", "bleu", "-f", "text", *PBS),
+        ("-i", A, B, "-m", "chrf", "bleu", "--chrf-word-order", "2", "-f", "latex", *PAR),
+        ("-i", A, B, A, "-f", "text", *PBS),
+        ("-f", "text", *PAR),
+    ],
+    ids=["two", "three-bs", "ar-latex", "baseline-again", "stdin-ar"],
+)
+def test_sacrebleus_stderr_lines_are_said_in_its_mode(data: Path, args: tuple[str, ...]) -> None:
+    """SacreBLEU's information lines ("Found 2 systems.", each step of a paired
+    test) are said under --compat sacrebleu, not with -q, not in bleustream's mode."""
+    stdin = pasted(data, A, B) if "-i" not in args else b""
+    theirs = sacrebleu("ref", *args, cwd=data, input=stdin)
+    assert theirs.returncode == 0, theirs.stderr
+    assert messages(theirs, "sacreBLEU: ")[:1] in (
+        ["Found 2 systems."],
+        ["Found 3 systems."],
+        [f"Ignoring {A!r} as it was also given as the baseline."],
+    )
+    ours = bleustream("ref", *args, "--compat", "sacrebleu", cwd=data, input=stdin)
+    assert ours.returncode == 0, ours.stderr
+    assert messages(ours, "bleustream: ") == messages(theirs, "sacreBLEU: ")
+    quiet = bleustream("ref", *args, "--compat", "sacrebleu", "-q", cwd=data, input=stdin)
+    assert (quiet.stderr, quiet.stdout) == (b"", ours.stdout)
+    assert bleustream("ref", *args, cwd=data, input=stdin).stderr == b""
+
+
 def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:
     base, other = SYSTEMS[0], SYSTEMS[1]
     args = ("-pbs", "-pbsn", "20", "-f", "text")

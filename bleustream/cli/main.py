@@ -154,6 +154,7 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
         nist_docs=options["nist_docs"],
         compat=options["compat"] == "sacrebleu",
         confidence=options["confidence"],
+        sacrebleu_log=options["compat"] == "sacrebleu" and not options["quiet"],
         scoring_overrides=_scoring_overrides(options),
         counting_given=_counting_given(options),
         format=options["format"],
@@ -243,7 +244,9 @@ def _drop_repeated_baseline(options: dict[str, Any]) -> None:
     paired = options["paired_bs"] or options["paired_ar"]
     if paired and options["input"]:
         baseline = options["input"][0]
+        again = options["input"][1:].count(baseline)
         options["input"] = [baseline, *(n for n in options["input"][1:] if n != baseline)]
+        options["baseline_again"] = again
 
 
 def _sacrebleu_refusals(options: dict[str, Any]) -> None:
@@ -436,20 +439,26 @@ _TOKENIZER_ADVICE = {
 
 
 def warnings_of(options: dict[str, Any]) -> list[str]:
-    """SacreBLEU's warnings about the settings, before anything is read."""
+    """SacreBLEU's warnings about the settings, before anything is read, in
+    its order (and in its mode, that a paired test's baseline given again
+    is passed over)."""
     out = []
-    given = options["origins"].get("tokenize") not in (FROM_DEFAULT, None)
-    pair = options.get("language_pair")
-    if "bleu" in options["metrics"] and given and pair and "-" in pair:
-        advice = _TOKENIZER_ADVICE.get(pair.split("-", 1)[1])
-        if advice and options["tokenize"] != advice[0]:
-            out.append(f"Consider using the '{advice[0]}' or 'spm' tokenizer for {advice[1]}.")
     if options.get("test_set") and options["tokenize"] == "none" and "bleu" in options["metrics"]:
         out.append(
             "You are turning off BLEU's internal tokenizer presumably to supply your own "
             "tokenized files."
         )
         out.append("Published numbers will not be comparable to other papers.")
+    if options["compat"] == "sacrebleu":
+        baseline = options["input"][0] if options["input"] else ""
+        ignored = f"Ignoring {baseline!r} as it was also given as the baseline."
+        out += [ignored] * options.get("baseline_again", 0)
+    given = options["origins"].get("tokenize") not in (FROM_DEFAULT, None)
+    pair = options.get("language_pair")
+    if "bleu" in options["metrics"] and given and pair and "-" in pair:
+        advice = _TOKENIZER_ADVICE.get(pair.split("-", 1)[1])
+        if advice and options["tokenize"] != advice[0]:
+            out.append(f"Consider using the '{advice[0]}' or 'spm' tokenizer for {advice[1]}.")
     return out
 
 

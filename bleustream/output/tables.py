@@ -513,3 +513,37 @@ def grid_report(
 ) -> str:
     """The whole ``-f text`` output for several systems, as SacreBLEU draws it."""
     return _report(grid_table(results, width), results, signatures, test, n_samples)
+
+
+# ----------------------------------------------------------------------------
+# SacreBLEU's information lines (its log at level INFO) about several systems
+# ----------------------------------------------------------------------------
+
+_TEST_LINES = {
+    "bs": " > Performing paired bootstrap resampling test (# resamples: {n})",
+    "ar": " > Performing approximate randomization test (# trials: {n})",
+}
+
+
+def sacrebleu_log(
+    names: Sequence[str],
+    metrics: Sequence[tuple[str, str]],
+    test: str | None = None,
+    n: int = 0,
+    jobs: int = 1,
+) -> list[str]:
+    """What SacreBLEU says on stderr when it scores several systems: their
+    number and, for a paired test (``bs`` or ``ar`` of ``n`` samples), each
+    step.  *names* as its table names the systems (the baseline first);
+    *metrics* are each metric's ``-m`` name and score name, in its order."""
+    lines = [f"Found {len(names)} systems."]
+    if test is None:
+        return lines
+    lines += [f"Pre-computing {key.upper()} statistics for {names[0]!r}" for key, _ in metrics]
+    if jobs > 1:
+        lines.append(f"Launching {jobs} parallel workers.")
+    for name in names[1:]:
+        for _, label in metrics:
+            lines.append(f"Computing {label} for {name!r} and extracting sufficient statistics")
+            lines.append(_TEST_LINES[test].format(n=n))
+    return lines

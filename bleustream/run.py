@@ -155,8 +155,8 @@ class RunOptions:
         if nsys > 1:
             return
         paired = self.test is not None and self.test.paired
-        if not paired and self.format != "latex":
-            return
+        if not paired and (self.format != "latex" or self.compat):
+            return  # SacreBLEU writes one system's lines for -f latex
         what = (
             "a paired test needs at least two systems"
             if paired
@@ -757,10 +757,11 @@ def final_text(
     if fmt == "json":
         return _json_document(ctx, finals, test, named_baseline)
     several = len(finals) > 1
-    table = fmt == "latex" or (fmt == "text" and several and (ctx.compat or not ctx.score_only))
-    if table:
+    text = fmt == "text" or (fmt == "latex" and ctx.compat)  # SacreBLEU's: one system's lines
+    table = fmt == "latex" or (text and several and (ctx.compat or not ctx.score_only))
+    if table and (several or not ctx.compat):
         return _table(fmt, ctx, finals, test, named_baseline)
-    if fmt == "text" and ctx.compat:
+    if text and ctx.compat:
         return _single_sacrebleu(ctx, finals[0])
     if fmt == "text" and not ctx.score_only and test is not None:
         return _single_with_intervals(ctx, finals[0])

@@ -155,6 +155,38 @@ def test_tab_separated_stdin_systems_in_latex_are_sacrebleus(data: Path) -> None
     assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout))
 
 
+@pytest.mark.parametrize(
+    "args, env",
+    [
+        (("-i", A, "-f", "latex"), {}),
+        (("-i", A, "-f", "latex", "-m", "chrf", "bleu", "ter", "-w", "2"), {}),
+        (("-i", A, "-f", "latex", "-b", "-m", "chrf", "bleu"), {}),
+        (("-i", A, "-f", "latex", "-ci", "-cin", "10"), {}),
+        (("-f", "latex"), {}),
+        (("-i", A, "-f", "latex", "-sl"), {}),
+        (("-i", A, "-sl", "-m", "chrf"), {"SACREBLEU_FORMAT": "latex"}),
+    ],
+    ids=["one", "three-metrics", "score-only", "ci", "stdin", "sl", "sl-env"],
+)
+def test_latex_of_one_system_is_sacrebleus_lines(
+    data: Path, args: tuple[str, ...], env: dict[str, str]
+) -> None:
+    """SacreBLEU's -f latex is for several systems' table: one system's
+    scores, or -sl's, are its usual lines."""
+    stdin = (data / A).read_bytes() if "-i" not in args else b""
+    theirs = sacrebleu("ref", *args, cwd=data, env=env, input=stdin)
+    assert theirs.returncode == 0, theirs.stderr
+    assert b"tabular" not in theirs.stdout and theirs.stdout
+    ours = bleustream("ref", *args, "--compat", "sacrebleu", cwd=data, env=env, input=stdin)
+    assert (ours.returncode, masked(ours.stdout)) == (0, masked(theirs.stdout)), ours.stderr
+
+
+def test_latex_of_one_system_is_refused_in_bleustreams_mode(data: Path) -> None:
+    ours = bleustream("ref", "-i", A, "-f", "latex", cwd=data)
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert b"-f latex writes a table of at least two systems" in ours.stderr
+
+
 def test_one_field_on_stdin_with_refs_is_one_system(data: Path) -> None:
     stdin = (data / SYSTEMS[0]).read_bytes()
     theirs = sacrebleu("ref", "-f", "text", cwd=data, input=stdin)

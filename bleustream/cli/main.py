@@ -411,6 +411,9 @@ def _apply_compat(options: dict[str, Any]) -> None:
         if options["sentence_level"] and origins.get("effective_order") == FROM_DEFAULT:
             options["effective_order"] = True
             origins["effective_order"] = "--compat sacrebleu"
+    latex = options["format"] == "latex"
+    if options["compat"] == "sacrebleu" and latex and options["sentence_level"]:
+        options["format"] = "text"  # SacreBLEU's -sl lines whatever the format
     if options["format"] == "json":
         if options["sentence_level"]:
             options["format"] = "text"

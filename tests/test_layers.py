@@ -9,6 +9,7 @@ The layers, lowest first (docs/design.md draws the same map):
     inputs | output | significance   each on the core, not on each other
     parallel                         on inputs and the core
     scorer, run                      the streaming API and the record loop
+    analysis                         compare-mt's analyses, on the same layers as run
     api, dataset, utils              the functions of the facade, SacreBLEU's test sets
     cli, engines, hf                 the shell, the engines' tasks, the evaluate module
     __init__, __main__               the facade and ``python -m``
@@ -57,27 +58,30 @@ ALLOWED: Mapping[str, frozenset[str]] = {
     "run": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
     ),
+    "analysis": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+    ),
     "api": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run"}
+        | {"run", "analysis"}
     ),
     "cli": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run", "api"}
+        | {"run", "api", "analysis"}
     ),
     # The engines read argv with the command's own options, so they sit
     # with it; the evaluate module is on the api.
     "engines": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run", "api", "cli"}
+        | {"run", "api", "cli", "analysis"}
     ),
     "hf": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run", "api"}
+        | {"run", "api", "analysis"}
     ),
     "facade": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run", "api", "cli", "engines", "hf"}
+        | {"run", "api", "cli", "engines", "hf", "analysis"}
     ),
 }
 

@@ -1,0 +1,85 @@
+"""Bucket edges: which bucket a value falls in, and the buckets' labels.
+
+Edges are compare-mt's cutoffs: with edges ``e0 < e1 < ... < ek`` the
+buckets are ``< e0``, ``[e0, e1)``, ..., ``>= ek`` (a bucket of whole
+numbers one wide is shown as the number alone), so there is one bucket more
+than there are edges.  The defaults are compare-mt 0.2.10's.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# compare-mt 0.2.10's default cutoffs, by analysis.
+LENGTH_EDGES: tuple[float, ...] = (10, 20, 30, 40, 50, 60)
+LENGTH_DIFF_EDGES: tuple[float, ...] = (-20, -10, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 11, 21)
+SENTENCE_BLEU_EDGES: tuple[float, ...] = (10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0)
+FREQUENCY_EDGES: tuple[float, ...] = (1, 2, 3, 4, 5, 10, 100, 1000)
+
+
+def parse_edges(text: str) -> tuple[float, ...]:
+    """Edges written as compare-mt writes them: numbers joined by ``:``
+    (``10:20:30``), increasing; whole numbers stay ``int``."""
+    edges: list[float] = []
+    for part in text.split(":"):
+        part = part.strip()
+        try:
+            value: float = int(part)
+        except ValueError:
+            try:
+                value = float(part)
+            except ValueError:
+                message = f"not a number: {part!r} (edges are numbers joined by ':')"
+                raise ValueError(message) from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"not a finite number: {part!r}")
+        edges.append(value)
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"edges must increase: {text!r}")
+    return tuple(edges)
+
+
+@dataclass(frozen=True)
+class Edges:
+    """Cutoffs between buckets; ``whole`` when the values are whole numbers
+    (lengths, frequencies), which names a one-wide bucket by its number."""
+
+    cutoffs: tuple[float, ...]
+    whole: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.cutoffs:
+            raise ValueError("buckets need at least one edge")
+
+    def __len__(self) -> int:
+        return len(self.cutoffs) + 1
+
+    def index(self, value: float) -> int:
+        """The bucket of a value: the first whose upper edge is above it."""
+        return bisect_right(self.cutoffs, value)
+
+    @property
+    def labels(self) -> list[str]:
+        """compare-mt's names of the buckets (``<10``, ``[10,20)``, ``3``, ``>=60``)."""
+        cuts = self.cutoffs
+        names = [f"<{_number(cuts[0])}"]
+        for low, high in zip(cuts, cuts[1:]):
+            if self.whole and high - 1 == low:
+                names.append(_number(low))
+            else:
+                names.append(f"[{_number(low)},{_number(high)})")
+        names.append(f">={_number(cuts[-1])}")
+        return names
+
+    def as_list(self) -> list[float]:
+        return list(self.cutoffs)
+
+
+def _number(value: float) -> str:
+    return str(value)
+
+
+def edges_of(values: Sequence[float], whole: bool = True) -> Edges:
+    return Edges(tuple(values), whole)

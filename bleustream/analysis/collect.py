@@ -1,0 +1,140 @@
+"""The analysis of a stream: segments in, every analysis's running state kept.
+
+``Analyzer.add`` takes one segment (every system's hypothesis, its
+references, its source when known) and updates:
+
+* each system's summed statistics of every metric, and the running score;
+* the sentence buckets (by reference length, by the baseline's length
+  minus the reference's, by the baseline's sentence BLEU): per bucket the
+  segments and each system's summed statistics; compare-mt's own count per
+  system (each system bucketed by its own hypothesis) beside them;
+* word accuracy by frequency (``words.WordTally``), n-gram matches
+  (``ngrams.NgramMatches``) and the top examples (``examples.TopExamples``).
+
+With intervals asked for (``samples > 0``), each segment's statistics and
+bucket numbers are kept as well (``SegmentStore``'s compact arrays), as
+``-ci`` keeps them: the bootstrap resamples segments.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+from bleustream.analysis.examples import TopExamples
+from bleustream.analysis.ngrams import NgramMatches
+from bleustream.analysis.running import RunningScores
+from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
+from bleustream.analysis.words import WordTally
+from bleustream.metrics import bleu
+from bleustream.metrics.counting import Counter
+from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.registry import Spec
+from bleustream.significance.resampling import SegmentStore
+
+
+def bleu_index(specs: Sequence[Spec]) -> int:
+    """Where BLEU is among the metrics: sentence scores and words need it."""
+    for index, spec in enumerate(specs):
+        if spec.name == bleu.NAME:
+            return index
+    raise ValueError("the analyses need BLEU among the metrics (-m bleu ...)")
+
+
+class Analyzer:
+    """Every analysis of one stream of segments, one segment at a time."""
+
+    def __init__(
+        self, specs: Sequence[Spec], names: Sequence[str], settings: AnalysisSettings
+    ) -> None:
+        if not names:
+            raise ValueError("an analysis needs at least one system")
+        self.specs = tuple(specs)
+        self.names = list(names)
+        self.settings = settings
+        self.bleu = bleu_index(self.specs)
+        self.tokenize = bleu.preprocess(self.specs[self.bleu].settings)
+        systems = len(self.names)
+        self.counter = Counter(self.specs, systems)
+        self.segments = 0
+        self.nrefs: set[int] = set()
+        zero = tuple(spec.zero() for spec in self.specs)
+        self.totals: list[tuple[Row, ...]] = [zero] * systems
+        self.edges = {kind: settings.edges(kind) for kind in SENTENCE_KINDS}
+        # Per kind, per bucket: segments, and per system summed rows.
+        self.bucket_segments = {k: [0] * len(e) for k, e in self.edges.items()}
+        self.bucket_rows = {
+            k: [[zero] * systems for _ in range(len(e))] for k, e in self.edges.items()
+        }
+        # compare-mt's count: each system in the bucket of its own hypothesis.
+        self.own_counts = {k: [[0] * len(e) for _ in range(systems)] for k, e in self.edges.items()}
+        keep = settings.samples > 0
+        self.store = SegmentStore(systems, len(self.specs)) if keep else None
+        self.keys = {k: array("h") for k in SENTENCE_KINDS} if keep else None
+        self.words = WordTally(systems, keep_segments=keep)
+        low, high = settings.ngram_orders
+        self.ngrams = NgramMatches(systems, low, high)
+        self.examples = [TopExamples(settings.examples) for _ in range(systems - 1)]
+        self.running = RunningScores()
+
+    @property
+    def systems(self) -> int:
+        return len(self.names)
+
+    def add(
+        self,
+        hyps: Sequence[str],
+        refs: Sequence[str],
+        src: str | None = None,
+        line: int = 0,
+        rows: Sequence[Sequence[Row]] | None = None,
+    ) -> None:
+        """One segment; ``rows`` are its statistics when counted elsewhere."""
+        if rows is None:
+            rows = self.counter.count(hyps, refs)
+        index = self.segments
+        self.segments += 1
+        self.nrefs.add(len(refs))
+        self.totals = [tuple(map(add_rows, t, r)) for t, r in zip(self.totals, rows)]
+        tokenize = self.tokenize
+        ref_words = tokenize(refs[0])
+        hyp_words = [tokenize(hyp) for hyp in hyps]
+        sentence = [self.specs[self.bleu].sentence_score(r[self.bleu]).score for r in rows]
+        values = self._bucket_values(ref_words, hyp_words, sentence)
+        for kind, per_system in values.items():
+            edges = self.edges[kind]
+            for s, value in enumerate(per_system):
+                self.own_counts[kind][s][edges.index(value)] += 1
+            bucket = edges.index(per_system[0])
+            self.bucket_segments[kind][bucket] += 1
+            summed = self.bucket_rows[kind][bucket]
+            self.bucket_rows[kind][bucket] = [
+                tuple(map(add_rows, t, r)) for t, r in zip(summed, rows)
+            ]
+            if self.keys is not None:
+                self.keys[kind].append(bucket)
+        if self.store is not None:
+            self.store.add(rows)
+        self.words.add(ref_words, hyp_words)
+        self.ngrams.add(ref_words, hyp_words)
+        for s, kept in enumerate(self.examples, start=1):
+            kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
+        self.running.add(self.segments, self.totals, self.specs)
+
+    @staticmethod
+    def _bucket_values(
+        ref_words: Sequence[str], hyp_words: Sequence[Sequence[str]], sentence: Sequence[float]
+    ) -> dict[str, list[float]]:
+        """Each system's value for each kind of sentence bucket."""
+        ref_len = len(ref_words)
+        return {
+            "length": [ref_len] * len(hyp_words),
+            "length_diff": [len(h) - ref_len for h in hyp_words],
+            "sentence_bleu": list(sentence),
+        }
+
+    def segment_matrices(self) -> list[list[Any]]:
+        """Per system and metric, every segment's statistics (numpy arrays)."""
+        assert self.store is not None
+        return self.store.matrices(self.specs)

@@ -1,0 +1,73 @@
+"""N-gram differences: the n-grams one system matches in the reference more
+often than another, ranked as compare-mt ranks them.
+
+Per segment, an n-gram of the hypothesis matches as often as the reference
+(the first, with several) has it: ``min(hypothesis count, reference
+count)``, orders ``low`` to ``high``.  Two systems' summed match counts
+``a`` and ``b`` of an n-gram give its score ``(a + alpha) / (a + b + 2 *
+alpha)``: near 1 the first system matches it far more often, near 0 the
+second.  Ties in score are broken by more matches in all, then by the
+n-gram's text, so the list is the same however the input was split.
+
+What is kept: one count per system for each distinct n-gram matched at
+least once, so memory follows the matched n-grams, not the segments.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+Ngram = tuple[str, ...]
+
+
+def ngrams_of(words: Sequence[str], low: int, high: int) -> Counter[Ngram]:
+    counts: Counter[Ngram] = Counter()
+    for n in range(low, high + 1):
+        for i in range(len(words) - n + 1):
+            counts[tuple(words[i : i + n])] += 1
+    return counts
+
+
+class NgramMatches:
+    """Summed matches of every n-gram, per system."""
+
+    def __init__(self, systems: int, low: int = 1, high: int = 4) -> None:
+        if not 1 <= low <= high:
+            raise ValueError(f"n-gram orders must be 1 <= low <= high, not {low}..{high}")
+        self.low, self.high = low, high
+        self.matches: list[Counter[Ngram]] = [Counter() for _ in range(systems)]
+
+    def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
+        ref_counts = ngrams_of(ref, self.low, self.high)
+        for kept, hyp in zip(self.matches, hyps):
+            for gram, count in ngrams_of(hyp, self.low, self.high).items():
+                in_ref = ref_counts.get(gram)
+                if in_ref:
+                    kept[gram] += min(count, in_ref)
+
+    def merge(self, other: NgramMatches) -> None:
+        for mine, theirs in zip(self.matches, other.matches):
+            mine.update(theirs)
+
+    def differences(
+        self, left: int, right: int, alpha: float, top: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ``top`` n-grams ``left`` matches most more often than ``right``,
+        and the ``top`` the other way, each with its score and both counts."""
+        a, b = self.matches[left], self.matches[right]
+        ranked = []
+        for gram in a.keys() | b.keys():
+            x, y = a.get(gram, 0), b.get(gram, 0)
+            ranked.append(((x + alpha) / (x + y + 2 * alpha), x + y, " ".join(gram), x, y))
+        ranked.sort(key=lambda r: (-r[0], -r[1], r[2]))
+        better = [_entry(r) for r in ranked[:top]]
+        ranked.sort(key=lambda r: (r[0], -r[1], r[2]))
+        worse = [_entry(r) for r in ranked[:top]]
+        return better, worse
+
+
+def _entry(ranked: tuple[float, int, str, int, int]) -> dict[str, Any]:
+    score, _, text, x, y = ranked
+    return {"ngram": text, "score": score, "baseline": x, "system": y}

@@ -632,6 +632,28 @@ def test_sacrebleus_stderr_lines_are_said_in_its_mode(data: Path, args: tuple[st
     assert bleustream("ref", *args, cwd=data, input=stdin).stderr == b""
 
 
+@pytest.mark.parametrize("given", [("--self-bleu", "texygen"), ("-m", "self-bleu")])
+def test_texygen_self_bleu_sentence_lines_in_sacrebleus_mode(
+    data: Path, given: tuple[str, ...]
+) -> None:
+    """SacreBLEU's mode turns on effective order for BLEU's -sl; Self-BLEU is
+    bleustream's own, and Texygen's takes its sentences as they are: each
+    line's value is NLTK's against the others (Texygen's code)."""
+    from tests.test_self_bleu import nltk_values
+
+    lines = (data / A).read_text(encoding="utf-8").splitlines()[:40]
+    (data / "sentences").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ours = bleustream("-i", "sentences", "-sl", *given, "--compat", "sacrebleu", cwd=data)
+    assert (ours.returncode, ours.stderr) == (0, b"")
+    out = ours.stdout.decode().splitlines()
+    assert all(line.startswith("SelfBLEU|conv:texygen|") for line in out)
+    values = [line.rsplit(" = ", 1)[1] for line in out]
+    assert values == [f"{v:.4f}" for v in nltk_values(lines)]
+    said = bleustream("-i", "sentences", "-sl", *given, "--effective-order", cwd=data)
+    assert said.returncode == 2
+    assert said.stderr.decode().startswith("bleustream: --effective-order is not Texygen's")
+
+
 def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:
     base, other = SYSTEMS[0], SYSTEMS[1]
     args = ("-pbs", "-pbsn", "20", "-f", "text")

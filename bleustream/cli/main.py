@@ -203,6 +203,10 @@ _NOT_TEXYGEN = {
 }
 
 
+# Where a setting came from when it is SacreBLEU's default in its mode.
+COMPAT_DEFAULT = "--compat sacrebleu"
+
+
 def _self_bleu_options(options: dict[str, Any]) -> None:
     """``--self-bleu CONV`` (or ``-m self-bleu``): Self-BLEU alone, of one set
     of sentences each, with its convention's defaults."""
@@ -227,7 +231,10 @@ def _self_bleu_options(options: dict[str, Any]) -> None:
         )
     if (options["self_bleu"] or self_bleu.DEFAULT_CONVENTION) == "texygen":
         for dest, flag in _NOT_TEXYGEN.items():
-            if origins.get(dest) != FROM_DEFAULT:
+            if origins.get(dest) == COMPAT_DEFAULT:
+                # SacreBLEU's default for BLEU's -sl, not the user's: not Texygen's.
+                options[dest], origins[dest] = DEFAULTS[dest], FROM_DEFAULT
+            elif origins.get(dest) != FROM_DEFAULT:
                 raise UsageError(
                     f"{flag} is not Texygen's Self-BLEU (NLTK's sentence_bleu with method1); "
                     "use --self-bleu sacrebleu"
@@ -404,13 +411,13 @@ def _apply_compat(options: dict[str, Any]) -> None:
         options["compat"], origins["compat"] = env, "environment BLEUSTREAM_COMPAT"
     if options["compat"] == "sacrebleu":
         if origins.get("format") == FROM_DEFAULT:
-            options["format"], origins["format"] = "json", "--compat sacrebleu"
+            options["format"], origins["format"] = "json", COMPAT_DEFAULT
         wanted = os.environ.get("SACREBLEU_FORMAT", "").lower()
         if wanted in ("json", "text", "latex"):
             options["format"], origins["format"] = wanted, "environment SACREBLEU_FORMAT"
         if options["sentence_level"] and origins.get("effective_order") == FROM_DEFAULT:
             options["effective_order"] = True
-            origins["effective_order"] = "--compat sacrebleu"
+            origins["effective_order"] = COMPAT_DEFAULT
     latex = options["format"] == "latex"
     if options["compat"] == "sacrebleu" and latex and options["sentence_level"]:
         options["format"] = "text"  # SacreBLEU's -sl lines whatever the format

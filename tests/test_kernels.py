@@ -23,7 +23,8 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -103,11 +104,24 @@ def _rows(row: Any) -> None:
     assert all(type(v) is int for v in row)
 
 
+@contextmanager
+def _compiled(module: ModuleType) -> Iterator[None]:
+    """The module's C twins made inside read the extension loaded here, on
+    the pure path too (where ``bleustream.kernels`` did not load it)."""
+    saved = module.native  # type: ignore[attr-defined]
+    module.native = N  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        module.native = saved  # type: ignore[attr-defined]
+
+
 def _both(
     pure: Callable[[Any], Any], compiled: Callable[[Any], Any], the_settings: Any
 ) -> tuple[Any, Any]:
     """The pure twin's ``make(the_settings)`` and the compiled twin's."""
-    return pure(the_settings), compiled(the_settings)
+    with _compiled(sys.modules[compiled.__module__]):
+        return pure(the_settings), compiled(the_settings)
 
 
 # -- tokenizers -------------------------------------------------------------
@@ -320,8 +334,9 @@ def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
     checked to sum the rows that it and ``count_lines`` give."""
     pure_sum = bleu.py_sum_lines(the_settings)
     pure_rows = bleu.py_count_lines(the_settings)
-    compiled_sum = bleu.c_sum_lines(the_settings)
-    compiled_rows = bleu.c_count_lines(the_settings)
+    with _compiled(bleu):
+        compiled_sum = bleu.c_sum_lines(the_settings)
+        compiled_rows = bleu.c_count_lines(the_settings)
     if compiled_sum is None:
         return pure_sum, None
     assert compiled_rows is not None

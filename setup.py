@@ -92,6 +92,7 @@ KERNEL_SOURCES = [
         "newlines",
         "scores",
         "ter",
+        "token_bleu",
     )
 ]
 

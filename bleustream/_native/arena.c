@@ -27,6 +27,7 @@ arena_init(Arena *a, void *buf, size_t size)
     a->cur = a->first;
     a->left = a->first_size;
     a->blocks = NULL;
+    a->quiet = 0;
 }
 
 static void
@@ -45,7 +46,8 @@ arena_alloc(Arena *a, size_t n)
 {
     void *p;
     if (n > ((size_t)PY_SSIZE_T_MAX >> 1)) {
-        PyErr_NoMemory();
+        if (!a->quiet)
+            PyErr_NoMemory();
         return NULL;
     }
     n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
@@ -59,7 +61,8 @@ arena_alloc(Arena *a, size_t n)
 #endif
         b = PyMem_RawMalloc(ARENA_HEADER + (size ? size : 1));
         if (b == NULL) {
-            PyErr_NoMemory();
+            if (!a->quiet)
+                PyErr_NoMemory();
             return NULL;
         }
         b->next = a->blocks;

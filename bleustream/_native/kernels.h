@@ -13,6 +13,7 @@
  *   newlines.c    line search: where the blocks of -j start
  *   scores.c      sentence-BLEU score objects from rows
  *   ter.c         TER's number of edits
+ *   token_bleu.c  BLEU rows of token-ID buffers, counted without the GIL
  *
  * Every function a module exposes is `bs_<its Python name>`, with the
  * METH_FASTCALL | METH_KEYWORDS signature (BS_FASTCALL), and reads its
@@ -75,6 +76,7 @@ BS_INTERNAL BS_FASTCALL(bs_split_words);
 BS_INTERNAL BS_FASTCALL(bs_past_newlines);
 BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
 BS_INTERNAL BS_FASTCALL(bs_count_edits);
+BS_INTERNAL BS_FASTCALL(bs_token_rows);
 
 /* ------------------------------------------------------------------ */
 /* argument parsing (args.c)                                           */
@@ -190,7 +192,9 @@ tok_equal(const TokView *a, const TokView *b)
  * the last, when that is full; everything is freed at once.  A batch
  * resets it per segment and keeps its largest block, so a steady stream of
  * segments allocates nothing.  `arena_mark`/`arena_release` give back what
- * was allocated after a mark.
+ * was allocated after a mark.  A quiet arena (`quiet` set after arena_init)
+ * returns NULL on failure without setting MemoryError, so code that runs
+ * with the GIL released can use it and set the error once it holds the GIL.
  *
  * Built with AddressSanitizer, every allocation is its own heap block of
  * exactly the size asked for, so the sanitizer sees each one's bounds.
@@ -209,6 +213,7 @@ typedef struct {
     ArenaBlock *blocks; /* heap blocks, newest first */
     char *first;        /* the caller's buffer */
     size_t first_size;
+    int quiet; /* 1: a failure sets no Python error (the GIL may be released) */
 } Arena;
 
 typedef struct {
@@ -226,7 +231,7 @@ BS_INTERNAL void arena_free(Arena *a);
 
 #define ARENA_NEW(a, type, count)                                                               \
     ((size_t)(count) > ((size_t)PY_SSIZE_T_MAX >> 1) / sizeof(type)                            \
-         ? (PyErr_NoMemory(), (type *)NULL)                                                     \
+         ? ((a)->quiet ? NULL : PyErr_NoMemory(), (type *)NULL)                                 \
          : (type *)arena_alloc((a), sizeof(type) * (size_t)(count)))
 
 /* A call's arena over a buffer on its stack. */

@@ -41,6 +41,9 @@ static PyMethodDef bs_methods[] = {
               "(bleu.score_objects)."),
     BS_METHOD(count_edits, "count_edits(words_hyp, ref, max_exact_cells=..., /) -> int: "
                          "tercom.py_count_edits."),
+    BS_METHOD(token_rows,
+              "token_rows(hyps, refs, max_order, pad, start, stop) -> list[tuple[int, ...]]: "
+              "BLEU rows of token-ID buffers, without the GIL (token_bleu.py_token_rows)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,188 @@
+"""BLEU of token IDs: a training loop's batch, scored without text.
+
+``token_bleu(hyps, [refs, ...])`` gives each hypothesis' sentence BLEU, the
+number SacreBLEU's ``sentence_bleu`` gives for the same ids written as
+space-separated words with ``tokenize="none"`` (two ids are the same word
+exactly when they are the same integer).  Its rows are BLEU's rows
+(``bleu.bleu_of_row`` scores them; the compiled ``bleu_scores`` does the
+same arithmetic in C), counted here from integer buffers: the batches are
+read by ``token_ids.id_stream``, and the rows counted by ``token_rows``,
+the compiled kernel (``_native/token_bleu.c``, which releases the GIL, so
+``threads=N`` splits a batch over N threads and cores) or its pure twin
+``py_token_rows``, which the module ends by binding.
+
+Scores are percentages, as SacreBLEU's.  Token-ID scores depend on the
+vocabulary: scores of two tokenizers' ids are not comparable.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from typing import Any, Callable, NamedTuple
+
+from bleustream.kernels import native
+from bleustream.metrics import bleu
+from bleustream.metrics.ngrams import segment_row
+from bleustream.metrics.registry import Spec
+from bleustream.metrics.token_ids import IdStream, id_stream
+
+Row = tuple[int, ...]
+Stream = tuple[Any, array, array]
+RowKernel = Callable[[Stream, Sequence[Stream], int, "int | None", int, int], list[Row]]
+
+
+class TokenBleu(NamedTuple):
+    """``token_bleu(..., corpus=True)``: each sentence's BLEU and the batch's."""
+
+    scores: array  # array('d'), one sentence BLEU per hypothesis
+    corpus: float  # the corpus BLEU of the batch, with the same settings
+
+
+def _sentence(stream: Stream, i: int, pad: int | None) -> list[int]:
+    data, starts, lens = stream
+    start = starts[i]
+    ids: list[int] = data[start : start + lens[i]].tolist()
+    return ids if pad is None else [t for t in ids if t != pad]
+
+
+def py_token_rows(
+    hyps: Stream, refs: Sequence[Stream], max_order: int, pad: int | None, start: int, stop: int
+) -> list[Row]:
+    """The BLEU rows ``(hyp_len, ref_len, *matches, *totals)`` of sentences
+    ``start .. stop - 1`` of the streams (``IdStream``s; tokens equal to
+    ``pad`` dropped): ``ngrams.segment_row`` of their id lists."""
+    if not refs:
+        raise ValueError("token_rows: no reference stream")
+    return [
+        segment_row(_sentence(hyps, i, pad), [_sentence(r, i, pad) for r in refs], max_order)
+        for i in range(start, stop)
+    ]
+
+
+def c_token_rows(
+    hyps: Stream, refs: Sequence[Stream], max_order: int, pad: int | None, start: int, stop: int
+) -> list[Row]:
+    """``py_token_rows`` in C, with the GIL released while it counts."""
+    assert native is not None
+    return native.token_rows(hyps, refs, max_order, pad, start, stop)  # type: ignore[no-any-return]
+
+
+def settings_of(
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    effective_order: bool = True,
+    max_ngram_order: int = bleu.DEFAULT_MAX_ORDER,
+) -> bleu.Settings:
+    """BLEU's settings for token ids: ``tokenize="none"``, SacreBLEU's keywords."""
+    if bleu.SMOOTH_DEFAULTS.get(smooth_method) is None:
+        smooth_value = None  # SacreBLEU ignores a value given to a method that takes none
+    if type(max_ngram_order) is not int or not 1 <= max_ngram_order <= bleu.MAX_ORDER:
+        raise ValueError(f"max_ngram_order must be an int from 1 to {bleu.MAX_ORDER}")
+    return bleu.Settings(
+        tokenize="none",
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
+        effective_order=bool(effective_order),
+        max_order=max_ngram_order,
+    )
+
+
+def _streams(
+    hyps: Any, refs: Any, lengths: Any, ref_lengths: Any
+) -> tuple[IdStream, list[IdStream]]:
+    if hasattr(refs, "__array__") or isinstance(refs, (str, bytes, memoryview)):
+        raise TypeError("references must be a list of reference streams, e.g. [ref_ids]")
+    if not isinstance(refs, Sequence) or not refs:
+        raise ValueError("references must be a non-empty list of reference streams")
+    if ref_lengths is None:
+        ref_lengths = [None] * len(refs)
+    elif len(ref_lengths) != len(refs):
+        raise ValueError(f"{len(ref_lengths)} ref_lengths for {len(refs)} reference streams")
+    hyp_stream = id_stream(hyps, lengths, "hypotheses")
+    streams = [
+        id_stream(stream, stream_lengths, f"references[{k}]")
+        for k, (stream, stream_lengths) in enumerate(zip(refs, ref_lengths))
+    ]
+    n = len(hyp_stream.starts)
+    for k, stream in enumerate(streams):
+        if len(stream.starts) != n:
+            raise ValueError(
+                f"{n} hypotheses, but reference stream {k} has {len(stream.starts)} sentences"
+            )
+    return hyp_stream, streams
+
+
+def _rows(
+    hyps: IdStream, refs: list[IdStream], max_order: int, pad: int | None, threads: int
+) -> list[Row]:
+    n = len(hyps.starts)
+    if threads <= 1 or n < 2:
+        return token_rows(hyps, refs, max_order, pad, 0, n)
+    from concurrent.futures import ThreadPoolExecutor
+
+    cuts = [n * k // threads for k in range(threads + 1)]
+    with ThreadPoolExecutor(threads) as pool:
+        parts = pool.map(
+            lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]), range(threads)
+        )
+        return [row for part in parts for row in part]
+
+
+def _check_pad(pad_id: Any) -> int | None:
+    if pad_id is None:
+        return None
+    if isinstance(pad_id, bool) or not hasattr(type(pad_id), "__index__"):
+        raise TypeError(f"pad_id must be an int, not {type(pad_id).__name__}")
+    pad = int(pad_id.__index__())
+    if not -(2**63) <= pad < 2**63:
+        raise ValueError("pad_id must be from -2**63 to 2**63 - 1")
+    return pad
+
+
+def token_bleu(
+    hyps: Any,
+    refs: Sequence[Any],
+    *,
+    lengths: Any = None,
+    ref_lengths: Sequence[Any] | None = None,
+    pad_id: int | None = None,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    effective_order: bool = True,
+    max_ngram_order: int = bleu.DEFAULT_MAX_ORDER,
+    threads: int = 1,
+    corpus: bool = False,
+) -> array | TokenBleu:
+    """Sentence BLEU of each hypothesis of token ids, as ``array('d')``.
+
+    ``hyps`` and each reference stream of ``refs`` (SacreBLEU's layout:
+    ``[refs]``, or ``[refs_a, refs_b]`` for two references a sentence) are a
+    2-D integer array (NumPy, a PyTorch CPU tensor, anything with the buffer
+    protocol or ``__array__``) or a sequence of id sequences.  ``lengths``
+    (and ``ref_lengths``, one per stream, each None or lengths) cut rows to
+    their sentences; every id equal to ``pad_id`` is dropped, wherever it
+    is.  Score ``i`` equals SacreBLEU's ``sentence_bleu`` of the ids of
+    hypothesis ``i`` and its references written as space-separated words,
+    with ``tokenize="none"`` and these settings, to the last bit.  With
+    ``corpus=True`` a ``TokenBleu(scores, corpus)``, where ``corpus`` is the
+    BLEU of the batch as ``BLEU(tokenize="none", **settings).corpus_score``
+    gives it (note: ``corpus_bleu``'s own default is
+    ``use_effective_order=False``).  ``threads=N`` counts on N threads.
+    """
+    settings = settings_of(smooth_method, smooth_value, effective_order, max_ngram_order)
+    if type(threads) is not int or threads < 1:
+        raise ValueError(f"threads must be an int of at least 1, not {threads!r}")
+    pad = _check_pad(pad_id)
+    hyp_stream, streams = _streams(hyps, refs, lengths, ref_lengths)
+    rows = _rows(hyp_stream, streams, settings.max_order, pad, threads)
+    spec = Spec(bleu, settings)  # type: ignore[arg-type]
+    scores = array("d", [made.score for made in spec.score_objects(rows)])
+    if not corpus:
+        return scores
+    total = [sum(column) for column in zip(*rows)] if rows else [0] * (2 + 2 * settings.max_order)
+    return TokenBleu(scores, bleu.bleu_of_row(tuple(total), settings).score)
+
+
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+token_rows: RowKernel = py_token_rows if native is None else c_token_rows

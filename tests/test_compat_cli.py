@@ -455,6 +455,56 @@ def test_a_cache_that_cannot_be_filled_is_one_line_naming_it(tmp_path: Path) -> 
     assert "wmt17/en-de" in line and str(empty) in line
 
 
+# Any download would go to a port where nothing listens, and fail at once.
+OFFLINE = {"http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"}
+
+
+@pytest.mark.parametrize(
+    "args", [("--list",), ("--list", "-l", "en-de"), ("--list", "-t", "wmt17", "-l", "en-de")]
+)
+def test_list_is_sacrebleus_offline_from_an_empty_cache(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """SacreBLEU lists its registry without the network; so does bleustream
+    (the registry is the testsets extra's), and neither fills the cache."""
+    empty = tmp_path / "cache"
+    empty.mkdir()
+    env = {"SACREBLEU": str(empty), **OFFLINE}
+    theirs = sacrebleu(*args, cwd=tmp_path, env=env)
+    assert theirs.returncode == 0 and theirs.stdout, theirs.stderr
+    ours = bleustream(*args, cwd=tmp_path, env=env)
+    assert (ours.returncode, ours.stdout, ours.stderr) == (0, theirs.stdout, b"")
+    assert list(empty.iterdir()) == []
+
+
+def test_list_of_a_set_whose_files_name_its_fields_is_one_line_offline(tmp_path: Path) -> None:
+    """WMT's XML test sets name their fields in their files: SacreBLEU fetches
+    them first (and ends in a traceback offline); bleustream says why in one line."""
+    empty = tmp_path / "cache"
+    empty.mkdir()
+    env = {"SACREBLEU": str(empty), **OFFLINE}
+    theirs = sacrebleu("--list", "-t", "wmt22", "-l", "en-de", cwd=tmp_path, env=env)
+    assert theirs.returncode == 1 and b"Traceback" in theirs.stderr
+    ours = bleustream("--list", "-t", "wmt22", "-l", "en-de", cwd=tmp_path, env=env)
+    assert (ours.returncode, ours.stdout) == (74, b"")
+    (line,) = ours.stderr.decode().splitlines()
+    assert line.startswith(
+        f"bleustream: test set wmt22/en-de: could not get it into the cache {empty}"
+    )
+
+
+def test_list_without_the_testsets_extra_is_one_line_naming_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    (blocker / "sacrebleu").mkdir(parents=True)
+    (blocker / "sacrebleu" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    ours = bleustream("--list", env={"PYTHONPATH": str(blocker)}, cwd=tmp_path)
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert ours.stderr == (
+        b"bleustream: test-set options need SacreBLEU's test set registry: "
+        b"pip install 'bleustream[testsets]'\n"
+    )
+
+
 def test_without_the_testsets_extra_a_test_set_is_one_line_naming_it(tmp_path: Path) -> None:
     blocker = tmp_path / "block"
     (blocker / "sacrebleu").mkdir(parents=True)

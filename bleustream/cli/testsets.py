@@ -96,7 +96,10 @@ def action(options: dict[str, Any]) -> str | None:
         if test_set:
             lines = []
             for lp in [pair] if pair else utils.get_langpairs_for_testset(test_set):
-                fields = dataset.DATASETS[test_set].fieldnames(lp)
+                # A set of WMT's XML files names its fields in them: fetched first.
+                fields = _fetch(
+                    test_set, lp, lambda lp=lp: dataset.DATASETS[test_set].fieldnames(lp)
+                )
                 lines.append(f"{lp}: {', '.join(fields)}")
             return "\n".join(lines) + "\n"
         if pair:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         sentence_scores,
         sentence_ter,
         spec,
+        token_bleu,
     )
     from bleustream.hf import evaluate_module_path
 
@@ -69,6 +70,7 @@ __all__ = [
     "sentence_scores",
     "sentence_ter",
     "spec",
+    "token_bleu",
 ]
 
 

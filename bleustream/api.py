@@ -34,6 +34,7 @@ from bleustream.metrics.metric_classes import (
     spec,
 )
 from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
+from bleustream.metrics.token_bleu import token_bleu
 from bleustream.scorer import Scorer, Totals
 
 
@@ -308,4 +309,5 @@ __all__ = [
     "sentence_scores",
     "sentence_ter",
     "spec",
+    "token_bleu",
 ]

@@ -3,6 +3,7 @@ the pure-Python twin its docstring names.  Arguments are positional, and may
 be given by keyword where the stub does not end them with ``/``."""
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from bleustream.metrics.ngrams import RefNgrams
 from bleustream.metrics.scores import BLEUScore
@@ -78,3 +79,15 @@ def bleu_scores(
 def count_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
     """bleustream.metrics.tercom.py_count_edits (max_exact_cells: its
     MAX_EXACT_CELLS, 1 << 24 unless given)"""
+
+def token_rows(
+    hyps: tuple[Any, Any, Any],
+    refs: Sequence[tuple[Any, Any, Any]],
+    max_order: int,
+    pad: int | None,
+    start: int,
+    stop: int,
+) -> list[tuple[int, ...]]:
+    """bleustream.metrics.token_bleu.py_token_rows: the BLEU rows of sentences
+    start .. stop - 1 of id streams (data, starts, lens), counted with the
+    GIL released"""

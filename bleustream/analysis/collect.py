@@ -54,7 +54,9 @@ class Analyzer:
         self.names = list(names)
         self.settings = settings
         self.bleu = bleu_index(self.specs)
-        self.tokenize = bleu.preprocess(self.specs[self.bleu].settings)
+        bleu_settings = self.specs[self.bleu].settings
+        self.tokenize = bleu.preprocess(bleu_settings)
+        self._sentence_settings = bleu.sentence_settings(bleu_settings)
         systems = len(self.names)
         self.counter = Counter(self.specs, systems)
         self.segments = 0
@@ -100,7 +102,8 @@ class Analyzer:
         tokenize = self.tokenize
         ref_words = tokenize(refs[0])
         hyp_words = [tokenize(hyp) for hyp in hyps]
-        sentence = [self.specs[self.bleu].sentence_score(r[self.bleu]).score for r in rows]
+        # Sentence BLEU, as Spec.sentence_score gives it, with its settings made once.
+        sentence = [bleu.with_orders(r[self.bleu], self._sentence_settings).score for r in rows]
         values = self._bucket_values(ref_words, hyp_words, sentence)
         for kind, per_system in values.items():
             edges = self.edges[kind]

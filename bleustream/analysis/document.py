@@ -17,7 +17,14 @@ from bleustream._version import __version__
 from bleustream.analysis.collect import Analyzer
 from bleustream.analysis.settings import SENTENCE_KINDS
 from bleustream.analysis.words import f_measure
-from bleustream.metrics.bootstrap import bootstrap_scores, prepare, seed_text
+from bleustream.metrics.bootstrap import (
+    bootstrap_indices,
+    bootstrap_scores,
+    prepare,
+    resample_sums,
+    score_estimate_ci,
+    seed_text,
+)
 from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
@@ -27,6 +34,8 @@ SCHEMA = "bleustream.analysis"
 SCHEMA_VERSION = 1
 HISTOGRAM_BINS = 30
 MEASURES = ("precision", "recall", "f_measure")
+# Metrics whose better score is the lower one (an error rate).
+LOWER_IS_BETTER = frozenset({"ter"})
 
 
 def _row_scorer(spec: Spec) -> Any:
@@ -135,9 +144,16 @@ def _differences(np: Any, an: Analyzer, matrices: list[list[Any]]) -> list[dict[
             )
             diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
             counts, edges = np.histogram(diff, bins=HISTOGRAM_BINS)
+            # Which system scores higher in each resample (lower for TER).
+            sign = -1 if spec.name in LOWER_IS_BETTER else 1
             per_metric[spec.label] = {
                 "edges": [float(x) for x in edges],
                 "counts": [int(x) for x in counts],
+                "wins": {
+                    "baseline": int(np.sum(sign * diff < 0)),
+                    "system": int(np.sum(sign * diff > 0)),
+                    "ties": int(np.sum(diff == 0)),
+                },
             }
         out.append(per_metric)
     return out
@@ -199,36 +215,38 @@ def _word_accuracy(an: Analyzer, np: Any) -> dict[str, Any]:
 
 def _word_intervals(np: Any, an: Analyzer, matrix: Any) -> dict[tuple[int, int], Any]:
     """Bootstrap mean and interval of each system's precision, recall and
-    F-measure in each bucket, from one draw of segments (the seed's)."""
+    F-measure in each bucket: SacreBLEU's draw of segments (its seed, its
+    float32 sums) of every bucket's counts at once, scored by each measure."""
     settings = an.settings
-    stats: dict[str, Any] = {}
-    scorers: dict[str, Any] = {}
-    for s in range(an.systems):
-        for b in range(matrix.shape[1]):
-            columns = matrix[:, b, [2 + 2 * s, 0, 1 + 2 * s]]  # matches, ref, out
-            for m, measure in enumerate(MEASURES):
-                label = f"{s}/{b}/{measure}"
-                stats[label] = columns
-                scorers[label] = _measure_scorer(np, m)
-    results = draws.confidence_intervals(stats, scorers, settings.samples, settings.seed)
+    segments, nbuckets, _ = matrix.shape
+    cells = [(s, b) for s in range(an.systems) for b in range(nbuckets)]
+    # matches, ref, out of every (system, bucket), side by side.
+    columns = [matrix[:, b, [2 + 2 * s, 0, 1 + 2 * s]] for s, b in cells]
+    stats = np.ascontiguousarray(np.concatenate(columns, axis=1))
+    rng = np.random.default_rng(settings.seed)
+    indices = bootstrap_indices(rng, segments, settings.samples)
+    (sums,) = resample_sums(np, [prepare(np, stats)], indices)
+    sums = np.asarray(sums, dtype=np.float64)
     out: dict[tuple[int, int], Any] = {}
-    for result in results:
-        s, b, measure = result.metric.split("/")
-        out.setdefault((int(s), int(b)), {})[measure] = {"mean": result.mean, "ci": result.ci}
+    for k, cell in enumerate(cells):
+        measures = _measures(np, sums[:, 3 * k : 3 * k + 3])
+        out[cell] = {}
+        for measure, scores in zip(MEASURES, measures):
+            mean, ci = score_estimate_ci(np, scores)
+            out[cell][measure] = {"mean": mean, "ci": ci}
     return out
 
 
-def _measure_scorer(np: Any, which: int) -> Any:
-    def score(sums: Any) -> Any:
-        sums = np.asarray(sums, dtype=np.float64)
-        m, r, o = sums[:, 0], sums[:, 1], sums[:, 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            recall = np.where(m > 0, m / r, 0.0)
-            precision = np.where(m > 0, m / o, 0.0)
-            f = np.where(m > 0, 2 * precision * recall / (precision + recall), 0.0)
-        return (precision, recall, f)[which]
-
-    return score
+def _measures(np: Any, sums: Any) -> tuple[Any, Any, Any]:
+    """Precision, recall and F-measure of summed (matches, ref, out) rows,
+    as ``words.f_measure`` computes one."""
+    m, r, o = sums[:, 0], sums[:, 1], sums[:, 2]
+    some = m > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = np.where(some, m / r, 0.0)
+        precision = np.where(some, m / o, 0.0)
+        f = np.where(some, 2 * precision * recall / (precision + recall), 0.0)
+    return precision, recall, f
 
 
 def _ngram_differences(an: Analyzer) -> dict[str, Any]:

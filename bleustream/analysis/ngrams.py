@@ -23,10 +23,10 @@ Ngram = tuple[str, ...]
 
 
 def ngrams_of(words: Sequence[str], low: int, high: int) -> Counter[Ngram]:
+    """Every n-gram of orders ``low`` to ``high`` with its count."""
     counts: Counter[Ngram] = Counter()
     for n in range(low, high + 1):
-        for i in range(len(words) - n + 1):
-            counts[tuple(words[i : i + n])] += 1
+        counts.update(zip(*[words[i:] for i in range(n)]))
     return counts
 
 
@@ -42,10 +42,7 @@ class NgramMatches:
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         ref_counts = ngrams_of(ref, self.low, self.high)
         for kept, hyp in zip(self.matches, hyps):
-            for gram, count in ngrams_of(hyp, self.low, self.high).items():
-                in_ref = ref_counts.get(gram)
-                if in_ref:
-                    kept[gram] += min(count, in_ref)
+            kept.update(ngrams_of(hyp, self.low, self.high) & ref_counts)  # the smaller count
 
     def merge(self, other: NgramMatches) -> None:
         for mine, theirs in zip(self.matches, other.matches):

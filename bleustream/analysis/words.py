@@ -78,24 +78,29 @@ class WordTally:
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         """One segment: its (first) reference's words and each system's."""
         ref_counts = Counter(ref)
+        width = self.width
         per_word: dict[str, list[int]] = {}
         for word, count in ref_counts.items():
-            entry = per_word[word] = [0] * self.width
+            entry = per_word[word] = [0] * width
             entry[0] = count
         for s, hyp in enumerate(hyps):
+            at = 1 + 2 * s
             for word, count in Counter(hyp).items():
                 entry = per_word.get(word)
                 if entry is None:
-                    entry = per_word[word] = [0] * self.width
-                entry[1 + 2 * s] = count
-                entry[2 + 2 * s] = min(count, ref_counts.get(word, 0))
-        totals, width, kept = self.totals, self.width, self.segment_rows
+                    entry = per_word[word] = [0] * width
+                entry[at] = count
+                in_ref = entry[0]
+                entry[at + 1] = count if count < in_ref else in_ref
+        totals, kept, ids = self.totals, self.segment_rows, self.ids
         for word, entry in per_word.items():
-            at = self._id(word) * width
-            for j in range(width):
-                totals[at + j] += entry[j]
+            word_id = ids.get(word)
+            if word_id is None:
+                word_id = self._id(word)
+            at = word_id * width
+            totals[at : at + width] = array("q", map(int.__add__, totals[at : at + width], entry))
             if kept is not None:
-                kept.append(self.ids[word])
+                kept.append(word_id)
                 kept.extend(entry)
         if self.segment_ends is not None and kept is not None:
             self.segment_ends.append(len(kept))

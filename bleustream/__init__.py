@@ -1,8 +1,9 @@
 """bleustream: streaming MT evaluation whose numbers are SacreBLEU's.
 
-The command line is ``bleustream``; from Python, SacreBLEU's API (``import
-bleustream as sacrebleu`` runs SacreBLEU's own API tests), and the same
-scorer the command line runs::
+The command line is ``bleustream``; from Python, SacreBLEU's API under
+SacreBLEU's names (``bleustream.compat``, ``bleustream.metrics.bleu``,
+``bleustream.tokenizers.tokenizer_13a``, ``bleustream.significance``...), and
+the same scorer the command line runs::
 
     import bleustream
     bleustream.corpus_bleu(hyps, [refs]).score
@@ -10,6 +11,11 @@ scorer the command line runs::
     scorer = bleustream.Scorer("bleu", bleustream.spec("chrf", word_order=2))
     scorer.update(hyps, [refs])
     scorer.score()
+
+``bleustream.install_as_sacrebleu()`` registers these modules under
+SacreBLEU's names, so that code (and libraries) that ``import sacrebleu``
+score with bleustream; ``python -m bleustream.dropin script.py`` does so for
+a whole process (``bleustream.dropin``).
 
 On a cluster, ``bleustream.engines`` splits a run into tasks for Dask, Ray or
 Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
@@ -26,7 +32,17 @@ from bleustream._version import __version__
 from bleustream.kernels import KERNELS
 
 if TYPE_CHECKING:
-    from bleustream import engines, metrics
+    from bleustream import (
+        compat,
+        dataset,
+        engines,
+        metrics,
+        significance,
+        tokenizers,
+        utils,
+        version,
+    )
+    from bleustream.analysis import analyze
     from bleustream.api import (
         BLEU,
         CHRF,
@@ -46,22 +62,32 @@ if TYPE_CHECKING:
         spec,
         token_bleu,
     )
+    from bleustream.dropin import install_as_sacrebleu
     from bleustream.hf import evaluate_module_path
+    from bleustream.metrics.helpers import extract_char_ngrams, extract_word_ngrams
+    from bleustream.utils import SACREBLEU_DIR, smart_open
 
 __all__ = [
     "BLEU",
     "CHRF",
     "KERNELS",
+    "SACREBLEU_DIR",
     "TER",
     "Score",
     "Scorer",
     "Totals",
     "__version__",
+    "analyze",
+    "compat",
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "dataset",
     "engines",
     "evaluate_module_path",
+    "extract_char_ngrams",
+    "extract_word_ngrams",
+    "install_as_sacrebleu",
     "metrics",
     "raw_corpus_bleu",
     "scores",
@@ -69,14 +95,33 @@ __all__ = [
     "sentence_chrf",
     "sentence_scores",
     "sentence_ter",
+    "significance",
+    "smart_open",
     "spec",
     "token_bleu",
+    "tokenizers",
+    "utils",
+    "version",
 ]
 
 
 # The public names, each loaded when first used (PEP 562), so that the command
 # line, which imports this package first, loads only what a run needs.
-_API = frozenset(__all__) - {"KERNELS", "__version__", "engines", "evaluate_module_path", "metrics"}
+# Modules, loaded as attributes (``bleustream.compat.sentence_bleu``).
+_MODULES = frozenset(
+    {"compat", "dataset", "engines", "metrics", "significance", "tokenizers", "utils", "version"}
+)
+# SacreBLEU's other top-level names, from the module of the same role.
+_ELSEWHERE = {
+    "SACREBLEU_DIR": "bleustream.utils",
+    "smart_open": "bleustream.utils",
+    "extract_char_ngrams": "bleustream.metrics.helpers",
+    "extract_word_ngrams": "bleustream.metrics.helpers",
+    "install_as_sacrebleu": "bleustream.dropin",
+    "evaluate_module_path": "bleustream.hf",
+    "analyze": "bleustream.analysis",
+}
+_API = frozenset(__all__) - {"KERNELS", "__version__"} - _MODULES - set(_ELSEWHERE)
 
 
 # SacreBLEU's test-set functions, which its package also gives at the top
@@ -106,12 +151,14 @@ def __getattr__(name: str) -> Any:
         from bleustream import api
 
         value = getattr(api, name)
-    elif name in ("engines", "metrics"):
+    elif name in _MODULES:
         import importlib
 
         value = importlib.import_module(f"bleustream.{name}")
-    elif name == "evaluate_module_path":
-        from bleustream.hf import evaluate_module_path as value
+    elif name in _ELSEWHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_ELSEWHERE[name]), name)
     else:
         raise AttributeError(f"module 'bleustream' has no attribute {name!r}")
     globals()[name] = value

@@ -2,9 +2,14 @@
 
 bleustream keeps no list of test sets of its own: ``DATASETS`` is
 SacreBLEU's registry, from the optional extra ``bleustream[testsets]``
-(the ``sacrebleu`` package), imported when it is first read.  Without the
-extra, reading it raises an ``ImportError`` that names the extra.  The
-functions on it are in ``bleustream.utils``, as in SacreBLEU.
+(the ``sacrebleu`` package), imported when it is first read, as are its
+module's other public names.  Without the extra, reading one raises an
+``ImportError`` that names the extra.  The functions on it are in
+``bleustream.utils``, as in SacreBLEU.
+
+``registry()`` imports SacreBLEU's modules once and keeps them:
+``bleustream.install_as_sacrebleu()``, after which ``import sacrebleu``
+gives bleustream, calls it first.
 """
 
 from __future__ import annotations
@@ -25,12 +30,20 @@ def registry() -> tuple[ModuleType, ModuleType]:
             import sacrebleu.dataset as dataset  # the optional extra
             import sacrebleu.utils as utils
         except ImportError:
-            raise ImportError(f"SacreBLEU's test sets need the testsets extra: {EXTRA}") from None
+            dataset = utils = None
+        # Under install_as_sacrebleu() without the extra, "sacrebleu" is
+        # bleustream: its modules are not SacreBLEU's registry.
+        if dataset is None or utils is None or dataset.__name__ != "sacrebleu.dataset":
+            raise ImportError(f"SacreBLEU's test sets need the testsets extra: {EXTRA}")
         _loaded = (dataset, utils)
     return _loaded
 
 
 def __getattr__(name: str) -> Any:
-    if name == "DATASETS":
-        return registry()[0].DATASETS
+    """``DATASETS`` and SacreBLEU's other public names of ``dataset``
+    (``SUBSETS``, the dataset classes...), from the extra."""
+    if not name.startswith("_"):
+        theirs = registry()[0]
+        if hasattr(theirs, name):
+            return getattr(theirs, name)
     raise AttributeError(f"module 'bleustream.dataset' has no attribute {name!r}")

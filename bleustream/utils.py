@@ -1,26 +1,45 @@
-"""SacreBLEU's test-set functions, under the names ``sacrebleu.utils`` gives them.
+"""SacreBLEU's ``utils``: its test-set functions, ``smart_open`` and ``SACREBLEU_DIR``.
 
-Each calls SacreBLEU's own (the extra ``bleustream[testsets]``, see
-``bleustream.dataset``): its registry, downloader and cache (``$SACREBLEU``,
-else ``~/.sacrebleu``), so a cache that SacreBLEU filled serves bleustream
-too, and the other way round.  The command line's ``-t``, ``--echo``,
-``--list`` and ``--download`` use the same functions.
+The test-set functions call SacreBLEU's own (the extra
+``bleustream[testsets]``, see ``bleustream.dataset``): its registry,
+downloader and cache (``$SACREBLEU``, else ``~/.sacrebleu``), so a cache
+that SacreBLEU filled serves bleustream too, and the other way round.  The
+command line's ``-t``, ``--echo``, ``--list`` and ``--download`` use the
+same functions.  ``smart_open`` and ``SACREBLEU_DIR`` are bleustream's; any
+other public name of SacreBLEU's ``utils`` (``print_test_set``,
+``download_file``, ``my_log``...) is SacreBLEU's own, read from the extra
+when first asked for.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import gzip
+from typing import IO, Any
 
 from bleustream.dataset import registry
+from bleustream.tokenizers.spm import sacrebleu_dir
 
 __all__ = [
+    "SACREBLEU_DIR",
     "download_test_set",
     "get_available_testsets",
     "get_available_testsets_for_langpair",
     "get_langpairs_for_testset",
     "get_reference_files",
     "get_source_file",
+    "smart_open",
 ]
+
+# SacreBLEU's cache: $SACREBLEU, else ~/.sacrebleu, read once as SacreBLEU does.
+SACREBLEU_DIR = sacrebleu_dir()
+
+
+def smart_open(file: str, mode: str = "rt", encoding: str = "utf-8") -> IO[Any]:
+    """A text file, gzip-compressed when its name ends in ``.gz``, with
+    lines ended by ``\\n`` only (SacreBLEU's ``smart_open``)."""
+    if file.endswith(".gz"):
+        return gzip.open(file, mode=mode, encoding=encoding, newline="\n")  # type: ignore[no-any-return]
+    return open(file, mode=mode, encoding=encoding, newline="\n")
 
 
 def get_source_file(test_set: str, langpair: str) -> str:
@@ -51,3 +70,12 @@ def get_available_testsets() -> list[str]:
 def get_available_testsets_for_langpair(langpair: str) -> list[str]:
     """The test sets that have a language pair."""
     return list(registry()[1].get_available_testsets_for_langpair(langpair))
+
+
+def __getattr__(name: str) -> Any:
+    """SacreBLEU's other public names of ``utils``, from the testsets extra."""
+    if not name.startswith("_"):
+        theirs = registry()[1]
+        if hasattr(theirs, name):
+            return getattr(theirs, name)
+    raise AttributeError(f"module 'bleustream.utils' has no attribute {name!r}")

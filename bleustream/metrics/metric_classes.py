@@ -189,9 +189,32 @@ class Metric:
         ``n_bootstrap`` above 1 adds SacreBLEU's bootstrap estimate (mean
         and 95% interval, seeded by ``$SACREBLEU_SEED``, default 12345).
         """
+        rows: list[Row] | None = [] if n_bootstrap > 1 else None
+        total = self.statistics(hypotheses, references, rows)
+        prefix = self._prefix
+        if rows is not None:
+            if not rows:
+                raise ValueError(f"{prefix}bootstrap resampling needs at least one segment")
+            from bleustream.metrics.bootstrap import corpus_bootstrap
+
+            self.seed, mean, ci = corpus_bootstrap(self.spec, rows, n_bootstrap)
+            self.n_bootstrap = n_bootstrap
+        result = self._scoring.spec.score_object(total, self.get_signature().format())
+        if rows is not None:
+            result._mean, result._ci = mean, ci
+        return result
+
+    def statistics(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str]] | None,
+        rows: list[Row] | None = None,
+    ) -> Row:
+        """The summed statistics of a corpus (SacreBLEU's checks and
+        warnings included), each segment's row appended to ``rows`` if given;
+        ``references`` None uses the cached ones."""
         prefix = self._prefix
         check_hypotheses(prefix, hypotheses)
-        rows: list[Row] | None = [] if n_bootstrap > 1 else None
         if references:
             check_references(prefix, references, len(hypotheses))
             total, self._nrefs = self._scoring.corpus(hypotheses, references, rows=rows)
@@ -206,17 +229,7 @@ class Metric:
             raise RuntimeError("No references provided and the cache is empty.")
         if not self._force:
             self._warn_tokenized(hypotheses)
-        if rows is not None:
-            if not rows:
-                raise ValueError(f"{prefix}bootstrap resampling needs at least one segment")
-            from bleustream.metrics.bootstrap import corpus_bootstrap
-
-            self.seed, mean, ci = corpus_bootstrap(self.spec, rows, n_bootstrap)
-            self.n_bootstrap = n_bootstrap
-        result = self._scoring.spec.score_object(total, self.get_signature().format())
-        if rows is not None:
-            result._mean, result._ci = mean, ci
-        return result
+        return total
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The score of one hypothesis against its references."""

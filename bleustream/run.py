@@ -847,7 +847,7 @@ def _single_sacrebleu(ctx: Context, record: Record) -> str:
         if ctx.score_only:
             lines.append(tables.score_text(result, ctx.width))
             continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
         lines.append(tables.single_line(result, ctx.signature_text(index), detail, ctx.width))
     return "".join(line + "\n" for line in tables.align_single_lines(lines))
 
@@ -878,7 +878,7 @@ def _json_document(
         if ctx.score_only:
             parts.append(tables.score_text(result, ctx.width))
             continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings)
+        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
         signature = ctx.signatures[index]
         parts.append(
             tables.single_json(
@@ -924,7 +924,7 @@ def _single_with_intervals(ctx: Context, record: Record) -> str:
     results = _results_of(ctx, record)  # one system: no p-value
     for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         result = results[index]
-        detail = spec.metric.verbose(score, spec.settings)
+        detail = spec.metric.verbose(score, spec.settings, ctx.width)
         line = tables.single_line(result, ctx.signature_text(index), detail, ctx.width)
         lines.append(line + notes + "\n")
     return "".join(lines)

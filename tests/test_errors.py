@@ -9,7 +9,6 @@ import random
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from bleustream.errors import OpenError
 from bleustream.inputs import lines as readers
 from tests.clirun import COMMAND, DOCUMENTED_STATUSES, assert_clean_stderr, json_records, run
 from tests.test_live import _read_line
+from tests.waiting import HAS_PROC, wait_until_waiting_for_input
 
 
 def stderr_of(proc: subprocess.CompletedProcess[bytes]) -> str:
@@ -370,6 +370,7 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
 
 
 @pytest.mark.parametrize("metrics", [["bleu"], ["bleu", "chrf"], ["chrf"]])
+@pytest.mark.skipif(not HAS_PROC, reason="waits for a sign read in /proc")
 def test_signal_covers_the_segments_read_of_a_final_only_run(metrics: list[str]) -> None:
     """Without running records, the compiled kernels sum segments a batch at
     a time: a signal mid-batch still counts every segment read."""
@@ -384,7 +385,7 @@ def test_signal_covers_the_segments_read_of_a_final_only_run(metrics: list[str])
         for i in range(3):
             proc.stdin.write(f"the cat sat {i}\tthe cat sat {i}\n".encode())
         proc.stdin.flush()
-        time.sleep(1.5)  # the lines are read; the run waits for more
+        wait_until_waiting_for_input(proc)  # the lines are read; the run waits for more
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
@@ -398,8 +399,9 @@ def test_signal_covers_the_segments_read_of_a_final_only_run(metrics: list[str])
     assert round(records[0]["score"], 9) == 100.0
 
 
-def assert_sigint_reports_nothing_read(args: list[str], stdin: int, wait: float) -> None:
-    """SIGINT ``wait`` seconds after start: a partial record of 0 segments, status 130."""
+def assert_sigint_reports_nothing_read(args: list[str], stdin: int) -> None:
+    """SIGINT once the run waits for its input (the kernel says so: see
+    ``tests.waiting``): a partial record of 0 segments, status 130."""
     proc = subprocess.Popen(
         [*COMMAND, "-f", "jsonl", *args],
         stdin=stdin,
@@ -407,7 +409,7 @@ def assert_sigint_reports_nothing_read(args: list[str], stdin: int, wait: float)
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(wait)
+        wait_until_waiting_for_input(proc)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
@@ -419,8 +421,9 @@ def assert_sigint_reports_nothing_read(args: list[str], stdin: int, wait: float)
     assert record["partial"] is True and record["segments"] == 0
 
 
+@pytest.mark.skipif(not HAS_PROC, reason="waits for a sign read in /proc")
 def test_signal_before_any_input_still_reports() -> None:
-    assert_sigint_reports_nothing_read([], subprocess.PIPE, wait=0.5)
+    assert_sigint_reports_nothing_read([], subprocess.PIPE)
 
 
 def test_full_disk_exits_74() -> None:
@@ -622,10 +625,11 @@ def test_absurd_numbers_are_usage_errors(args: list[str], message: str) -> None:
     assert message in stderr_of(proc)
 
 
+@pytest.mark.skipif(not HAS_PROC, reason="waits for a sign read in /proc")
 def test_signal_while_opening_a_fifo_still_reports(tmp_path: Path) -> None:
     fifo = tmp_path / "hyp.fifo"
     os.mkfifo(fifo)  # opening it blocks until a writer comes, which never does
-    assert_sigint_reports_nothing_read(["-", "-i", str(fifo)], subprocess.DEVNULL, wait=1.0)
+    assert_sigint_reports_nothing_read(["-", "-i", str(fifo)], subprocess.DEVNULL)
 
 
 def test_all_lines_skipped_is_not_called_empty_input() -> None:

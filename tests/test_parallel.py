@@ -14,9 +14,7 @@ which keeps the wall time of the matrix near that of one run each.
 
 from __future__ import annotations
 
-import array
 import contextlib
-import fcntl
 import itertools
 import json
 import os
@@ -26,7 +24,6 @@ import select
 import signal
 import subprocess
 import sys
-import termios
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -41,6 +38,7 @@ from bleustream.metrics.registry import METRICS
 from tests.adversarial import Adversary
 from tests.clirun import COMMAND, assert_clean_stderr
 from tests.conftest import real_sets, require_real_data
+from tests.waiting import wait_until_waiting_for_input
 
 GENERATED = 2_000  # segments of the generated corpus: 8 batches of 256
 LOG_SEGMENTS = 700  # segments of each generated log: 3 batches
@@ -443,17 +441,12 @@ def test_signal_gives_the_same_partial_record(inputs: Inputs, signum: int, statu
 
 def _interrupted_at_the_end(jobs: int, signum: int, data: bytes) -> tuple[int, bytes, bytes]:
     """Sends ``data`` and keeps standard input open; once the process has
-    taken all of it from the pipe (and half a second more), the signal."""
+    taken all of it from the pipe and waits for more, the signal."""
     proc = _popen("-j", str(jobs), "-f", "jsonl")
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         _feed(proc, data).join(TIMEOUT)
-        deadline = time.monotonic() + TIMEOUT
-        waiting = array.array("i", [1])
-        while waiting[0] and time.monotonic() < deadline:
-            fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)
-            time.sleep(0.05)
-        time.sleep(0.5)
+        wait_until_waiting_for_input(proc)
         proc.send_signal(signum)
         status = proc.wait(timeout=TIMEOUT)
         return status, proc.stdout.read(), proc.stderr.read()

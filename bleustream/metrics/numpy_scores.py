@@ -44,7 +44,7 @@ import math
 import sys
 from typing import Any
 
-from bleustream.errors import UsageError
+from bleustream.errors import Interrupted, UsageError
 
 NUMPY_EXTRA = "pip install 'bleustream[significance]'"
 
@@ -62,7 +62,11 @@ def require_numpy(what: str = "significance testing") -> Any:
     """numpy, or a one-line ``UsageError`` naming the extra that installs it."""
     try:
         import numpy
-    except ImportError:
+    except ImportError as exc:
+        # A signal during numpy's import reaches us wrapped in its ImportError.
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, Interrupted):
+            raise cause from None
         raise UsageError(f"{what} needs numpy: {NUMPY_EXTRA}") from None
     return numpy
 

@@ -298,17 +298,38 @@ class ParallelCounter:
         slots: deque[_Slot] = deque()
         limit = IN_FLIGHT * self.jobs
         finished = False
-        while not finished or slots:
-            if not finished and len(slots) < limit:
-                batch, finished = feeder.take(LINGER)
-                if batch:
-                    slots.append(self._submit(batch))
-            while slots and (
-                slots[0].future is None or slots[0].future.done() or len(slots) >= limit or finished
-            ):
-                yield from self._results(slots.popleft())
+        try:
+            while not finished or slots:
+                if not finished and len(slots) < limit:
+                    batch, finished = feeder.take(LINGER)
+                    if batch:
+                        slots.append(self._submit(batch))
+                while slots and (
+                    slots[0].future is None
+                    or slots[0].future.done()
+                    or len(slots) >= limit
+                    or finished
+                ):
+                    yield from self._results(self._next_done(slots))
+        except Interrupted:
+            # The partial score covers every item read: the batches sent,
+            # then what the reader thread holds (it may be in a read still).
+            while slots:
+                yield from self._results(self._next_done(slots))
+            batch, _ = feeder.take(0)
+            while batch:
+                yield from self._results(self._submit(batch))
+                batch, _ = feeder.take(0)
+            raise
         if feeder.error is not None:
             raise feeder.error
+
+    def _next_done(self, slots: deque[_Slot]) -> _Slot:
+        """The first slot, once its rows are back: a signal while waiting
+        leaves it in ``slots``, to be counted after all."""
+        if slots[0].future is not None:
+            self._result(slots[0].future)
+        return slots.popleft()
 
     def call(self, function: Callable[..., R], *args: Any) -> R:
         """``function(*args)`` run on a worker (``function`` is sent by name)."""
@@ -324,21 +345,26 @@ class ParallelCounter:
         """
         pending: deque[tuple[T, Future[R]]] = deque()
         limit = IN_FLIGHT * self.jobs
-        while True:
-            try:
+
+        def first_done() -> tuple[T, R]:
+            # A signal while waiting leaves the task in ``pending``: counted after all.
+            result = self._result(pending[0][1])
+            return pending.popleft()[0], result
+
+        try:
+            while True:
                 task = next(tasks, None)
-            except (BleustreamError, Interrupted):
-                for sent, future in pending:
-                    yield sent, self._result(future)
-                raise
-            if task is None:
-                break
-            if len(pending) >= limit:
-                sent, future = pending.popleft()
-                yield sent, self._result(future)
-            pending.append((task, self._send(function, task)))
-        for sent, future in pending:
-            yield sent, self._result(future)
+                if task is None:
+                    break
+                if len(pending) >= limit:
+                    yield first_done()
+                pending.append((task, self._send(function, task)))
+        except (BleustreamError, Interrupted):
+            while pending:
+                yield first_done()
+            raise
+        while pending:
+            yield first_done()
 
     def _submit(self, batch: list[Any]) -> _Slot:
         work = [(item.hyps, item.refs) for item in batch if item.rows is None]

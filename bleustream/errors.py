@@ -45,8 +45,10 @@ EXIT_STATUSES: tuple[tuple[int, str], ...] = (
     (EXIT_IOERR, "a read or write error"),
     (
         EXIT_SIGINT,
-        "interrupted by SIGINT (143 for SIGTERM); the corpus score of the segments "
-        "read so far is printed first, marked partial",
+        "interrupted by SIGINT (143 for SIGTERM); the score of the segments read so "
+        "far is printed marked partial, or, where the format cannot mark it (-b, "
+        "tables, compat mode's text and JSON), only on stderr, marked (see the man "
+        "page's EXIT STATUS)",
     ),
 )
 

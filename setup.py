@@ -89,6 +89,7 @@ KERNEL_SOURCES = [
         "bleu_rows",
         "bleu_lines",
         "chrf",
+        "chrf_scores",
         "newlines",
         "scores",
         "ter",

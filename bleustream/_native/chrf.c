@@ -1,6 +1,7 @@
 /*
- * chrf.c: chrF rows, one per reference (chrf_ref_rows), and chrF++'s words
- * (split_words).
+ * chrf.c: chrF rows, one per reference (chrf_ref_rows), the best
+ * reference's row of each segment of a batch (chrf_rows), and chrF++'s
+ * words (split_words).
  */
 #include "kernels.h"
 
@@ -76,139 +77,266 @@ side_init(Arena *a, ChrfSide *s, PyObject *str, int whitespace, int words)
     return 0;
 }
 
-static int
-put_triplets(PyObject *t, Py_ssize_t at, Py_ssize_t hlen, Py_ssize_t rlen, const Py_ssize_t *m,
-             Py_ssize_t orders)
+/* The triplets of orders 1..orders into out: (hyp, ref, match) each,
+ * hypothesis n-grams counted only against a reference that has some. */
+static void
+fill_triplets(Py_ssize_t *out, Py_ssize_t hlen, Py_ssize_t rlen, const Py_ssize_t *m,
+              Py_ssize_t orders)
 {
     Py_ssize_t n;
     for (n = 1; n <= orders; n++) {
         Py_ssize_t ht = hlen >= n ? hlen - n + 1 : 0, rt = rlen >= n ? rlen - n + 1 : 0;
-        Py_ssize_t vals[3], q;
-        vals[0] = rt ? ht : 0;
-        vals[1] = rt;
-        vals[2] = m[n - 1];
-        for (q = 0; q < 3; q++) {
-            PyObject *v = PyLong_FromSsize_t(vals[q]);
-            if (v == NULL)
+        out[3 * (n - 1)] = rt ? ht : 0;
+        out[3 * (n - 1) + 1] = rt;
+        out[3 * (n - 1) + 2] = m[n - 1];
+    }
+}
+
+/* The ids of a side's words in the vocabulary, inserted if `insert`. */
+static int32_t *
+word_ids(Arena *a, Vocab *voc, const ChrfSide *side, int insert)
+{
+    Py_ssize_t j;
+    int32_t *ids = ARENA_NEW(a, int32_t, side->words.n + 1);
+    if (ids == NULL)
+        return NULL;
+    for (j = 0; j < side->words.n; j++) {
+        TokView tv;
+        tv.data = side->buf + side->words.v[j].start;
+        tv.len = side->words.v[j].len;
+        tv.kind = PyUnicode_4BYTE_KIND;
+        ids[j] = vocab_id(voc, &tv, insert);
+    }
+    return ids;
+}
+
+int
+chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
+           const ChrfOrders *o, Py_ssize_t *stats)
+{
+    Py_ssize_t k, NW = 0, zero = 0, width = 3 * (o->char_order + o->word_order);
+    Py_ssize_t maxo = o->char_order > o->word_order ? o->char_order : o->word_order;
+    ChrfSide hside, *rs;
+    Py_ssize_t *m;
+    int32_t *hyp_wids = NULL, **ref_wids;
+    int words = o->word_order > 0;
+    Vocab voc;
+
+    if ((m = ARENA_NEW(a, Py_ssize_t, maxo + 1)) == NULL ||
+        (rs = ARENA_NEW(a, ChrfSide, nrefs)) == NULL ||
+        (ref_wids = ARENA_NEW(a, int32_t *, nrefs)) == NULL)
+        return -1;
+    if (side_init(a, &hside, hyp, o->whitespace, words) < 0)
+        return -1;
+    for (k = 0; k < nrefs; k++)
+        if (side_init(a, &rs[k], refs[k], o->whitespace, words) < 0)
+            return -1;
+    if (words) {
+        for (k = 0; k < nrefs; k++)
+            NW += rs[k].words.n;
+        if (vocab_init(&voc, a, NW) < 0)
+            return -1;
+        for (k = 0; k < nrefs; k++)
+            if ((ref_wids[k] = word_ids(a, &voc, &rs[k], 1)) == NULL)
                 return -1;
-            PyTuple_SET_ITEM(t, at + 3 * (n - 1) + q, v);
+        if ((hyp_wids = word_ids(a, &voc, &hside, 0)) == NULL)
+            return -1;
+    }
+    for (k = 0; k < nrefs; k++) {
+        Py_ssize_t *out = stats + k * width;
+        if (clipped_matches(a, hside.chars, hside.nchars, rs[k].chars, &zero, &rs[k].nchars, 1,
+                            o->char_order, m, 0) < 0)
+            return -1;
+        fill_triplets(out, hside.nchars, rs[k].nchars, m, o->char_order);
+        if (words) {
+            if (clipped_matches(a, hyp_wids, hside.words.n, ref_wids[k], &zero, &rs[k].words.n,
+                                1, o->word_order, m, voc.size) < 0)
+                return -1;
+            fill_triplets(out + 3 * o->char_order, hside.words.n, rs[k].words.n, m,
+                          o->word_order);
         }
     }
     return 0;
+}
+
+/* A tuple of n ints. */
+static PyObject *
+int_tuple(const Py_ssize_t *v, Py_ssize_t n)
+{
+    Py_ssize_t q;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (q = 0; q < n; q++) {
+        PyObject *x = PyLong_FromSsize_t(v[q]);
+        if (x == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, q, x);
+    }
+    return t;
+}
+
+/* The orders and white space of chrF from three arguments. */
+static int
+chrf_orders(ChrfOrders *o, PyObject *char_order, PyObject *word_order, PyObject *whitespace,
+            Py_ssize_t most)
+{
+    o->char_order = PyNumber_AsSsize_t(char_order, PyExc_OverflowError);
+    if (o->char_order == -1 && PyErr_Occurred())
+        return -1;
+    o->word_order = PyNumber_AsSsize_t(word_order, PyExc_OverflowError);
+    if (o->word_order == -1 && PyErr_Occurred())
+        return -1;
+    if (o->char_order < 0 || o->word_order < 0) {
+        PyErr_SetString(PyExc_ValueError, "orders must not be negative");
+        return -1;
+    }
+    if (o->char_order > most || o->word_order > most) {
+        PyErr_SetString(PyExc_OverflowError, "order too large");
+        return -1;
+    }
+    o->whitespace = PyObject_IsTrue(whitespace);
+    return o->whitespace < 0 ? -1 : 0;
+}
+
+/* The references of a segment, each a str, at least one: a new reference
+ * to a fast sequence of them. */
+static PyObject *
+segment_refs(PyObject *refs)
+{
+    Py_ssize_t k, nrefs;
+    PyObject *rf = PySequence_Fast(refs, "refs must be a sequence of str");
+    if (rf == NULL)
+        return NULL;
+    nrefs = PySequence_Fast_GET_SIZE(rf);
+    if (nrefs == 0) {
+        PyErr_SetString(PyExc_ValueError, "a segment needs at least one reference");
+        Py_DECREF(rf);
+        return NULL;
+    }
+    for (k = 0; k < nrefs; k++)
+        if (bs_check_str(PySequence_Fast_GET_ITEM(rf, k), "a reference") < 0) {
+            Py_DECREF(rf);
+            return NULL;
+        }
+    return rf;
 }
 
 BS_FASTCALL(bs_chrf_ref_rows)
 {
     static const char *const names[] = {"hyp", "refs", "char_order", "word_order", "whitespace"};
     PyObject *a[5], *rf = NULL, *out = NULL;
-    Py_ssize_t char_order, word_order, nrefs, k, j, NW, maxo;
-    int whitespace;
-    ChrfSide hyp, *rs = NULL;
-    Py_ssize_t *m = NULL;
-    int32_t *hyp_wids = NULL, **ref_wids = NULL;
-    Vocab voc;
+    Py_ssize_t nrefs, k, width;
+    Py_ssize_t *stats;
+    ChrfOrders o;
     (void)module;
     ARENA_ON_STACK(arena);
 
-    memset(&hyp, 0, sizeof(hyp));
     if (bs_parse_args("chrf_ref_rows", args, nargs, kwnames, names, 5, 5, a) < 0)
         return NULL;
-    if (bs_check_str(a[0], "hyp") < 0)
+    if (bs_check_str(a[0], "hyp") < 0 || chrf_orders(&o, a[2], a[3], a[4], PY_SSIZE_T_MAX / 8) < 0)
         return NULL;
-    char_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
-    if (char_order == -1 && PyErr_Occurred())
-        return NULL;
-    word_order = PyNumber_AsSsize_t(a[3], PyExc_OverflowError);
-    if (word_order == -1 && PyErr_Occurred())
-        return NULL;
-    if (char_order < 0 || word_order < 0) {
-        PyErr_SetString(PyExc_ValueError, "orders must not be negative");
-        return NULL;
-    }
-    if (char_order > PY_SSIZE_T_MAX / 8 || word_order > PY_SSIZE_T_MAX / 8) {
-        PyErr_SetString(PyExc_OverflowError, "order too large");
-        return NULL;
-    }
-    whitespace = PyObject_IsTrue(a[4]);
-    if (whitespace < 0)
-        return NULL;
-    rf = PySequence_Fast(a[1], "refs must be a sequence of str");
-    if (rf == NULL)
+    if ((rf = segment_refs(a[1])) == NULL)
         return NULL;
     nrefs = PySequence_Fast_GET_SIZE(rf);
-    if (nrefs == 0) {
-        PyErr_SetString(PyExc_ValueError, "a segment needs at least one reference");
+    width = 3 * (o.char_order + o.word_order);
+    if ((stats = ARENA_NEW(&arena, Py_ssize_t, nrefs * width + 1)) == NULL ||
+        chrf_stats(&arena, a[0], PySequence_Fast_ITEMS(rf), nrefs, &o, stats) < 0)
         goto done;
-    }
-    for (k = 0; k < nrefs; k++)
-        if (bs_check_str(PySequence_Fast_GET_ITEM(rf, k), "a reference") < 0)
-            goto done;
-    maxo = char_order > word_order ? char_order : word_order;
-    if ((m = ARENA_NEW(&arena, Py_ssize_t, maxo + 1)) == NULL ||
-        (rs = ARENA_NEW(&arena, ChrfSide, nrefs)) == NULL ||
-        (ref_wids = ARENA_NEW(&arena, int32_t *, nrefs)) == NULL)
-        goto done;
-    if (side_init(&arena, &hyp, a[0], whitespace, word_order > 0) < 0)
-        goto done;
-    for (k = 0; k < nrefs; k++)
-        if (side_init(&arena, &rs[k], PySequence_Fast_GET_ITEM(rf, k), whitespace,
-                      word_order > 0) < 0)
-            goto done;
-    NW = 0;
-    if (word_order > 0) {
-        for (k = 0; k < nrefs; k++)
-            NW += rs[k].words.n;
-        if (vocab_init(&voc, &arena, NW) < 0)
-            goto done;
-        for (k = 0; k < nrefs; k++) {
-            if ((ref_wids[k] = ARENA_NEW(&arena, int32_t, rs[k].words.n + 1)) == NULL)
-                goto done;
-            for (j = 0; j < rs[k].words.n; j++) {
-                TokView tv;
-                tv.data = rs[k].buf + rs[k].words.v[j].start;
-                tv.len = rs[k].words.v[j].len;
-                tv.kind = PyUnicode_4BYTE_KIND;
-                ref_wids[k][j] = vocab_id(&voc, &tv, 1);
-            }
-        }
-        if ((hyp_wids = ARENA_NEW(&arena, int32_t, hyp.words.n + 1)) == NULL)
-            goto done;
-        for (j = 0; j < hyp.words.n; j++) {
-            TokView tv;
-            tv.data = hyp.buf + hyp.words.v[j].start;
-            tv.len = hyp.words.v[j].len;
-            tv.kind = PyUnicode_4BYTE_KIND;
-            hyp_wids[j] = vocab_id(&voc, &tv, 0);
-        }
-    }
-    out = PyTuple_New(nrefs);
-    if (out == NULL)
+    if ((out = PyTuple_New(nrefs)) == NULL)
         goto done;
     for (k = 0; k < nrefs; k++) {
-        PyObject *row = PyTuple_New(3 * (char_order + word_order));
-        Py_ssize_t zero = 0;
-        if (row == NULL)
-            goto fail;
-        PyTuple_SET_ITEM(out, k, row);
-        if (clipped_matches(&arena, hyp.chars, hyp.nchars, rs[k].chars, &zero, &rs[k].nchars,
-                            1, char_order, m, 0) < 0)
-            goto fail;
-        if (put_triplets(row, 0, hyp.nchars, rs[k].nchars, m, char_order) < 0)
-            goto fail;
-        if (word_order > 0) {
-            if (clipped_matches(&arena, hyp_wids, hyp.words.n, ref_wids[k], &zero,
-                                &rs[k].words.n, 1, word_order, m, voc.size) < 0)
-                goto fail;
-            if (put_triplets(row, 3 * char_order, hyp.words.n, rs[k].words.n, m, word_order) < 0)
-                goto fail;
+        PyObject *row = int_tuple(stats + k * width, width);
+        if (row == NULL) {
+            Py_CLEAR(out);
+            goto done;
         }
+        PyTuple_SET_ITEM(out, k, row);
     }
-    goto done;
-fail:
-    Py_CLEAR(out);
 done:
     arena_free(&arena);
-    Py_XDECREF(rf);
+    Py_DECREF(rf);
+    return out;
+}
+
+/* The best reference's statistics of one segment into best[0 .. width):
+ * the first with the highest f-score, as chrf.py_count chooses. */
+static int
+segment_best(Arena *a, PyObject *hyp, PyObject *refs, const ChrfOrders *o, const ChrfF *f,
+             Py_ssize_t *best)
+{
+    Py_ssize_t k, nrefs, width = 3 * (o->char_order + o->word_order), at = 0;
+    Py_ssize_t *stats;
+    double best_f = -1.0;
+    PyObject *rf;
+    int ok = -1;
+    if (bs_check_str(hyp, "a hypothesis") < 0 || (rf = segment_refs(refs)) == NULL)
+        return -1;
+    nrefs = PySequence_Fast_GET_SIZE(rf);
+    if ((stats = ARENA_NEW(a, Py_ssize_t, nrefs * width + 1)) == NULL ||
+        chrf_stats(a, hyp, PySequence_Fast_ITEMS(rf), nrefs, o, stats) < 0)
+        goto done;
+    if (nrefs > 1)
+        for (k = 0; k < nrefs; k++) {
+            double value = chrf_f_score(f, stats + k * width);
+            if (value > best_f) {
+                best_f = value;
+                at = k;
+            }
+        }
+    memcpy(best, stats + at * width, (size_t)width * sizeof(Py_ssize_t));
+    ok = 0;
+done:
+    Py_DECREF(rf);
+    return ok;
+}
+
+BS_FASTCALL(bs_chrf_rows)
+{
+    static const char *const names[] = {"hyps",  "refs", "char_order",   "word_order",
+                                        "whitespace", "beta", "eps_smoothing"};
+    PyObject *a[7], *hyps = NULL, *refs = NULL, *out = NULL;
+    Py_ssize_t i, n, width;
+    Py_ssize_t best[3 * 2 * CHRF_MAX_ORDER];
+    ChrfOrders o;
+    ChrfF f;
+    (void)module;
+    ARENA_ON_STACK(arena);
+
+    if (bs_parse_args("chrf_rows", args, nargs, kwnames, names, 7, 7, a) < 0)
+        return NULL;
+    if (chrf_orders(&o, a[2], a[3], a[4], CHRF_MAX_ORDER) < 0 || chrf_f_settings(&f, &o, a[5], a[6]) < 0)
+        return NULL;
+    width = 3 * (o.char_order + o.word_order);
+    hyps = PySequence_Fast(a[0], "hyps must be a sequence of str");
+    refs = hyps == NULL ? NULL : PySequence_Fast(a[1], "refs must be a sequence of sequences");
+    if (refs == NULL)
+        goto done;
+    n = PySequence_Fast_GET_SIZE(hyps);
+    if (PySequence_Fast_GET_SIZE(refs) != n) {
+        PyErr_Format(PyExc_ValueError, "chrf_rows: %zd hypotheses, references of %zd segments", n,
+                     PySequence_Fast_GET_SIZE(refs));
+        goto done;
+    }
+    if ((out = PyList_New(n)) == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        PyObject *row;
+        arena_reset(&arena);
+        if (segment_best(&arena, PySequence_Fast_GET_ITEM(hyps, i),
+                         PySequence_Fast_GET_ITEM(refs, i), &o, &f, best) < 0 ||
+            (row = int_tuple(best, width)) == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, row);
+    }
+done:
+    arena_free(&arena);
+    Py_XDECREF(hyps);
+    Py_XDECREF(refs);
     return out;
 }
 

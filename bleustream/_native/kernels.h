@@ -10,6 +10,7 @@
  *   bleu_rows.c   BLEU rows of tokens, and of one tokenized line
  *   bleu_lines.c  BLEU rows and sums of whole batches of raw lines
  *   chrf.c        chrF rows and chrF++ words
+ *   chrf_scores.c chrF's f-score and sentence chrF score objects from rows
  *   newlines.c    line search: where the blocks of -j start
  *   scores.c      sentence-BLEU score objects from rows
  *   ter.c         TER's number of edits
@@ -72,6 +73,8 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_sum_zh);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
+BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
+BS_INTERNAL BS_FASTCALL(bs_chrf_scores);
 BS_INTERNAL BS_FASTCALL(bs_split_words);
 BS_INTERNAL BS_FASTCALL(bs_past_newlines);
 BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
@@ -343,5 +346,40 @@ BS_INTERNAL int tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which
 
 /* The spans of buf as a list of str. */
 BS_INTERNAL PyObject *spans_to_list(const Py_UCS4 *buf, const SpanVec *spans);
+
+/* ------------------------------------------------------------------ */
+/* chrF (chrf.c, chrf_scores.c)                                        */
+/* ------------------------------------------------------------------ */
+
+#define CHRF_MAX_ORDER 100 /* chrf.MAX_ORDER */
+#define CHRF_MAX_BETA 1000 /* chrf.MAX_BETA */
+
+typedef struct {
+    Py_ssize_t char_order, word_order;
+    int whitespace; /* keep white space in character n-grams */
+} ChrfOrders;
+
+/* What chrF's f-score needs besides the statistics. */
+typedef struct {
+    Py_ssize_t order;       /* char_order + word_order */
+    double factor;          /* beta**2 */
+    double one_plus_factor; /* 1 + beta**2 */
+    int eps_smoothing;
+} ChrfF;
+
+/*
+ * The chrF statistics of `hyp` against each of the nrefs `refs` (str,
+ * ready): for reference k, stats[k * 3 * order ..] holds (hyp, ref, match)
+ * per character order, then per word order, as chrf.py_count's rows.
+ */
+BS_INTERNAL int chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
+                           const ChrfOrders *o, Py_ssize_t *stats);
+
+/* f's settings from beta and eps_smoothing (Python objects) and the orders. */
+BS_INTERNAL int chrf_f_settings(ChrfF *f, const ChrfOrders *o, PyObject *beta,
+                                PyObject *eps_smoothing);
+
+/* chrf.f_score of one row of 3 * f->order whole numbers within 2**53. */
+BS_INTERNAL double chrf_f_score(const ChrfF *f, const Py_ssize_t *stats);
 
 #endif /* BLEUSTREAM_KERNELS_H */

@@ -32,6 +32,13 @@ static PyMethodDef bs_methods[] = {
     BS_METHOD(chrf_ref_rows,
               "chrf_ref_rows(hyp, refs, char_order, word_order, whitespace) -> tuple of rows, one "
               "per reference: chrF's (hyp, ref, match) triplets, characters then words."),
+    BS_METHOD(chrf_rows,
+              "chrf_rows(hyps, refs, char_order, word_order, whitespace, beta, eps_smoothing) -> "
+              "list[tuple[int, ...]]: each segment's row of chrf.count (refs[i]: the references "
+              "of hyps[i]), the best reference's."),
+    BS_METHOD(chrf_scores,
+              "chrf_scores(rows, char_order, word_order, beta, eps_smoothing, cls, signature, "
+              "fallback) -> list: each row's chrF score object (chrf.score_objects)."),
     BS_METHOD(split_words, "split_words(line, /) -> list[str]: chrf.split_words."),
     BS_METHOD(past_newlines,
               "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.past_newlines."),

@@ -647,6 +647,51 @@ def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
     return hyp_row
 
 
+def _whole_settings(settings: Settings) -> bool:
+    """Whether the C batches take these settings as they are: orders and
+    beta of type int (a score object keeps them, and names itself by beta)."""
+    numbers = (settings.char_order, settings.word_order, settings.beta)
+    return all(type(x) is int for x in numbers) and type(settings.eps_smoothing) is bool
+
+
+def c_count_lines(settings: Settings) -> Callable[[Sequence[str], Sequence[Any]], list[Row]] | None:
+    """A batch's rows in one C call (``chrf_rows``): ``lines(hyps, refs)``,
+    ``refs[i]`` the references of ``hyps[i]``, gives each ``c_count`` row,
+    the C code choosing the best reference by ``f_score``'s twin."""
+    assert native is not None
+    if not _whole_settings(settings):
+        return None
+    kernel, lowercase = native.chrf_rows, settings.lowercase
+    fixed = (settings.char_order, settings.word_order, settings.whitespace)
+    fixed += (settings.beta, settings.eps_smoothing)
+
+    def lines(hyps: Sequence[str], refs: Sequence[Any]) -> list[Row]:
+        if lowercase:
+            hyps = [hyp.lower() for hyp in hyps]
+            refs = [tuple(ref.lower() for ref in segment) for segment in refs]
+        return kernel(hyps, refs, *fixed)  # type: ignore[no-any-return]
+
+    return lines
+
+
+def c_score_objects(settings: Settings) -> Callable[..., list[CHRFScore]] | None:
+    """Score objects of a batch of rows in one C call (``chrf_scores``),
+    called as ``made(rows, signature, one)``, ``one`` the pure
+    ``Spec.score_object``: each object equals ``one(row, signature)``, its
+    score computed by ``f_score``'s twin; a row the C code cannot read as
+    whole numbers within 2**53 goes to ``one``."""
+    assert native is not None
+    if not _whole_settings(settings):
+        return None
+    kernel = native.chrf_scores
+    fixed = (settings.char_order, settings.word_order, settings.beta, settings.eps_smoothing)
+
+    def made(rows: Sequence[Row], signature: str, one: Callable[..., CHRFScore]) -> Any:
+        return kernel(rows, *fixed, CHRFScore, signature, one)
+
+    return made
+
+
 # ----------------------------------------------------------------------------
 # Scores and their presentation
 # ----------------------------------------------------------------------------
@@ -725,7 +770,7 @@ def tsv_fields(chrf: ChrfScore, settings: Settings) -> list[tuple[str, str]]:
     return out
 
 
-def verbose(chrf: ChrfScore, settings: Settings) -> str:
+def verbose(chrf: ChrfScore, settings: Settings, width: int = 1) -> str:
     """SacreBLEU prints nothing after a chrF score."""
     return ""
 
@@ -744,6 +789,9 @@ prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
     py_prepare_refs if native is None else c_prepare_refs
 )
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
+# The batches (a sentence_scores call's rows and score objects) are C only.
+count_lines = None if native is None else c_count_lines
+score_objects = None if native is None else c_score_objects
 
 
 # SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above) and

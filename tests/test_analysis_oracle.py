@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import bleustream
-from tests.conftest import REAL_DATA, REAL_DATA_MISSING, real_data_present, read_segments
+from tests.conftest import REAL_DATA, REAL_DATA_MISSING, read_segments, real_data_present
 
-compare_mt = pytest.importorskip("compare_mt", reason="compare-mt 0.2.10 (the test extra) is the oracle")
+compare_mt = pytest.importorskip("compare_mt", reason="compare-mt (the test extra) is the oracle")
 sacrebleu = pytest.importorskip("sacrebleu")
 np = pytest.importorskip("numpy")
 
@@ -165,7 +166,7 @@ def test_length_bucket_bleu_is_compare_mts_where_its_bleu_is_sacrebleus(name: st
     assert compared >= 4
 
 
-def salient(ref: list[str], out1: list[str], out2: list[str]) -> list[tuple[tuple[str, ...], float]]:
+def salient(ref: list[str], out1: list[str], out2: list[str]) -> tuple[Any, Any, Any]:
     _, m1, *_ = ngram_utils.compare_ngrams(words(ref), words(out1))
     _, m2, *_ = ngram_utils.compare_ngrams(words(ref), words(out2))
     scores = stat_utils.extract_salient_features(m1, m2, alpha=1.0)
@@ -234,3 +235,47 @@ def test_bucket_scores_intervals_and_p_values_are_sacrebleus(
                 )
         checked += 1
     assert checked == 3
+
+
+# -- Where bleustream differs on purpose (docs/analysis.md) -------------------
+
+
+def test_compare_mts_tie_count_also_counts_the_first_systems_wins() -> None:
+    """compare-mt's third counter ("ties") counts every sample the second
+    system does not win; bleustream counts ties as ties."""
+    ref, a, b = loaded(SETS[0])
+    np.random.seed(1)
+    (wins,), _ = sign_utils.eval_with_paired_bootstrap(
+        words(ref), [words(a), words(b)], None, scorers.BleuScorer(), [(1, 0)], num_samples=100
+    )
+    first, second, ties = wins  # B (better in every sample), A, "ties"
+    assert (first, second, ties) == (1.0, 0.0, 1.0)
+    ours = document(SETS[0], every_metric=True)["scores"][1]["differences"]["BLEU"]["wins"]
+    assert ours["ties"] == 0
+    assert ours["baseline"] + ours["system"] + ours["ties"] == SAMPLES
+
+
+def test_compare_mts_bootstrap_draws_half_the_segments() -> None:
+    """compare-mt resamples half the corpus (sample_ratio=0.5), so its
+    interval is about sqrt(2) times wider than the full-size bootstrap's."""
+    ref, a, _ = loaded(SETS[0])
+    np.random.seed(1)
+    _, stats = sign_utils.eval_with_paired_bootstrap(
+        words(ref), [words(a)], None, scorers.BleuScorer(), None, num_samples=SAMPLES
+    )
+    theirs = (stats[0]["upper_bound"] - stats[0]["lower_bound"]) / 2
+    ours = document(SETS[0], every_metric=True)["scores"][0]["metrics"]["BLEU"]["ci"]
+    assert 1.2 < theirs / ours < 1.7
+
+
+def test_sentence_bleu_is_sacrebleus_not_nltks() -> None:
+    """Sentence buckets and examples use SacreBLEU's sentence BLEU; compare-mt's
+    sentbleu is NLTK's with smoothing method 2, another number."""
+    ref, hyp = "the cat sat on the mat today", "the cat sat on a mat"
+    doc = bleustream.analyze(
+        [[hyp], [hyp]], [[ref]], metrics=[bleustream.spec("bleu", tokenize="none")], samples=0
+    )
+    ours = doc["examples"]["compared"][0]["better"][0]["baseline_score"]
+    theirs, _ = scorers.SentBleuScorer().score_sentence(ref.split(), hyp.split())
+    assert ours == sacrebleu.sentence_bleu(hyp, [ref], tokenize="none").score
+    assert ours != pytest.approx(theirs, abs=0.5)

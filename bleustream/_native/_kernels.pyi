@@ -61,6 +61,30 @@ def split_words(line: str, /) -> list[str]:
 def past_newlines(buffer: bytes, pos: int, count: int, /) -> tuple[int, int]:
     """bleustream.parallel.blocks.py_past_newlines"""
 
+def chrf_rows(
+    hyps: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    char_order: int,
+    word_order: int,
+    whitespace: bool,
+    beta: int,
+    eps_smoothing: bool,
+) -> list[tuple[int, ...]]:
+    """Each segment's chrF row (``refs[i]``, the references of ``hyps[i]``):
+    the best reference's, as chrf.count chooses it."""
+
+def chrf_scores(
+    rows: Sequence[tuple[int, ...]],
+    char_order: int,
+    word_order: int,
+    beta: int,
+    eps_smoothing: bool,
+    cls: type,
+    signature: str,
+    fallback: Callable[[tuple[int, ...], str], Any],
+) -> list[Any]:
+    """Each row's CHRFScore, as Spec(chrf, settings).score_object(row, signature)."""
+
 def bleu_scores(
     rows: Sequence[tuple[int, ...]],
     max_order: int,

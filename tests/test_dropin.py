@@ -1,0 +1,361 @@
+"""SacreBLEU's Python import paths on bleustream, and ``install_as_sacrebleu()``.
+
+Each crash a SacreBLEU user met (``sacrebleu.compat`` through ``import
+bleustream as sacrebleu``, ``from bleustream.metrics.bleu import BLEU``,
+``METRICS``, the ``tokenizer_*`` modules, a bootstrap from the classes
+imported alone, ``trg_lang`` with another tokenizer, the version, the score
+objects' ``vars()``) is called here through the path a user writes, and
+compared with SacreBLEU called here.  What changes ``sys.modules`` (the
+install, ``python -m bleustream.dropin``) runs in a child process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sacrebleu
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+import bleustream
+from tests import sacrebleu_user
+from tests.adversarial import Adversary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _corpus(seed: int, n: int = 60, n_refs: int = 2) -> tuple[list[str], list[list[str]]]:
+    hyps, streams = Adversary(seed).corpus(n, n_refs)
+    return list(hyps), [list(stream) for stream in streams]
+
+
+def _child(code: str, *args: str, env: dict[str, str] | None = None) -> Any:
+    """Runs ``code`` in a fresh interpreter at the repository root; its
+    stdout's last line, read as JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _same_vars(ours: Any, theirs: Any) -> None:
+    """SacreBLEU's attributes, in its order and with its values, then bleustream's two."""
+    mine = vars(ours)
+    assert list(mine)[: len(vars(theirs))] == list(vars(theirs))
+    assert {key: mine[key] for key in vars(theirs)} == vars(theirs)
+    assert list(mine)[len(vars(theirs)) :] in ([], ["stats", "signature"])
+
+
+# -- the crashes, through the paths a user writes ---------------------------------
+
+
+def test_compat_through_the_package_alias() -> None:
+    import bleustream as alias
+
+    hyps, refs = _corpus(1)
+    for i in range(10):
+        ours = alias.compat.sentence_bleu(hyps[i], [r[i] for r in refs])
+        theirs = sacrebleu.compat.sentence_bleu(hyps[i], [r[i] for r in refs])
+        _same_vars(ours, theirs)
+    assert alias.compat.corpus_chrf(hyps, refs).score == sacrebleu.corpus_chrf(hyps, refs).score
+    assert alias.compat.corpus_ter(hyps, refs).score == sacrebleu.corpus_ter(hyps, refs).score
+
+
+def test_metric_modules_give_sacrebleus_names() -> None:
+    from sacrebleu.metrics import METRICS as THEIRS
+    from sacrebleu.metrics.bleu import MAX_NGRAM_ORDER as THEIR_MAX
+
+    from bleustream.metrics import METRICS
+    from bleustream.metrics.bleu import BLEU as OurBLEU
+    from bleustream.metrics.bleu import MAX_NGRAM_ORDER, BLEUScore
+    from bleustream.metrics.chrf import CHRF as OurCHRF
+    from bleustream.metrics.ter import TER as OurTER
+
+    assert list(METRICS) == list(THEIRS) and MAX_NGRAM_ORDER == THEIR_MAX
+    hyps, refs = _corpus(2)
+    score = OurBLEU(tokenize="intl").corpus_score(hyps, refs)
+    assert isinstance(score, BLEUScore)
+    _same_vars(score, BLEU(tokenize="intl").corpus_score(hyps, refs))
+    _same_vars(
+        OurCHRF(word_order=2).corpus_score(hyps, refs), CHRF(word_order=2).corpus_score(hyps, refs)
+    )
+    _same_vars(
+        OurTER(normalized=True).corpus_score(hyps, refs),
+        TER(normalized=True).corpus_score(hyps, refs),
+    )
+    for name, cls in METRICS.items():
+        assert cls().corpus_score(hyps, refs).score == THEIRS[name]().corpus_score(hyps, refs).score
+
+
+def test_base_and_helpers_modules() -> None:
+    import sacrebleu.metrics.helpers as theirs
+
+    from bleustream.metrics import base, helpers
+    from bleustream.metrics.metric_classes import Metric
+
+    assert base.Metric is Metric and base.Score is bleustream.metrics.Score
+    for line in ["a b a b c", " x  y\tx y ", "", "ab c ab"]:
+        for n in (1, 2, 3):
+            words = line.split()
+            assert helpers.extract_word_ngrams(words, n) == theirs.extract_word_ngrams(words, n)
+            for ws in (False, True):
+                got = helpers.extract_char_ngrams(line, n, ws)
+                assert got == theirs.extract_char_ngrams(line, n, ws)
+                got = helpers.extract_all_char_ngrams(line, n, ws)
+                assert got == theirs.extract_all_char_ngrams(line, n, ws)
+        assert helpers.extract_all_word_ngrams(line, 1, 4) == theirs.extract_all_word_ngrams(
+            line, 1, 4
+        )
+    assert bleustream.extract_word_ngrams is helpers.extract_word_ngrams
+
+
+TOKENIZERS = [
+    ("tokenizer_13a", "Tokenizer13a", ()),
+    ("tokenizer_intl", "TokenizerV14International", ()),
+    ("tokenizer_zh", "TokenizerZh", ()),
+    ("tokenizer_re", "TokenizerRegexp", ()),
+    ("tokenizer_char", "TokenizerChar", ()),
+    ("tokenizer_none", "NoneTokenizer", ()),
+    ("tokenizer_ter", "TercomTokenizer", ()),
+    ("tokenizer_ter", "TercomTokenizer", (True, True, True, True)),
+    ("tokenizer_ja_mecab", "TokenizerJaMecab", ()),
+    ("tokenizer_ko_mecab", "TokenizerKoMecab", ()),
+]
+
+
+@pytest.mark.parametrize(("module", "name", "args"), TOKENIZERS, ids=repr)
+def test_tokenizer_modules_tokenize_as_sacrebleus(module: str, name: str, args: tuple) -> None:
+    from bleustream.tokenizers import BaseTokenizer
+
+    ours = getattr(importlib.import_module(f"bleustream.tokenizers.{module}"), name)(*args)
+    theirs = getattr(importlib.import_module(f"sacrebleu.tokenizers.{module}"), name)(*args)
+    assert isinstance(ours, BaseTokenizer)
+    assert ours.signature() == theirs.signature()
+    hyps, refs = _corpus(3, 150, 1)
+    lines = [*hyps, *refs[0], "", "  a\x0cb  c ", "&amp; <skipped> 3.5-4 x.y, 中文字"]
+    assert [ours(line) for line in lines] == [theirs(line) for line in lines]
+
+
+def test_spm_tokenizer_module_names() -> None:
+    from sacrebleu.tokenizers import tokenizer_spm as theirs
+
+    from bleustream.tokenizers import tokenizer_spm as ours
+
+    public = {n for n in dir(theirs) if n[0].isupper() or n.endswith("Tokenizer")}
+    assert {
+        "TokenizerSPM",
+        "Flores101Tokenizer",
+        "Flores200Tokenizer",
+        "spBLEU1KTokenizer",
+    } <= public
+    for name in ("TokenizerSPM", "Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer"):
+        assert issubclass(getattr(ours, name), ours.TokenizerSPM)
+
+
+BOOTSTRAP = """
+import json, sys
+from bleustream.metrics import BLEU, CHRF, TER
+hyps, refs = json.loads(sys.argv[1])
+out = []
+for metric in (BLEU(), CHRF(word_order=2), TER()):
+    score = metric.corpus_score(hyps, refs, n_bootstrap=int(sys.argv[2]))
+    out.append([score.score, score._mean, score._ci, str(metric.get_signature()), str(score)])
+print(json.dumps([out, "bleustream.api" in sys.modules]))
+"""
+
+
+@pytest.mark.parametrize("seed", [None, "7", "012"])
+def test_bootstrap_from_the_classes_imported_alone(seed: str | None, monkeypatch: Any) -> None:
+    """``from bleustream.metrics import BLEU`` in a fresh process: the
+    bootstrap runs, without bleustream.api, with SacreBLEU's numbers and seed."""
+    hyps, refs = _corpus(4, 40)
+    env = {} if seed is None else {"SACREBLEU_SEED": seed}
+    if seed is None:
+        monkeypatch.delenv("SACREBLEU_SEED", raising=False)
+    else:
+        monkeypatch.setenv("SACREBLEU_SEED", seed)
+    got, api_loaded = _child(BOOTSTRAP, json.dumps([hyps, refs]), "25", env=env)
+    assert api_loaded is False
+    for (score, mean, ci, signature, text), metric in zip(got, (BLEU(), CHRF(word_order=2), TER())):
+        theirs = metric.corpus_score(hyps, refs, n_bootstrap=25)
+        assert (score, mean, ci) == (theirs.score, float(theirs._mean), float(theirs._ci))
+        want = str(metric.get_signature())
+        assert f"|bs:25|seed:{seed or 12345}|" in want  # the oracle's own text
+        assert signature.rsplit("|version:", 1)[0] == want.rsplit("|version:", 1)[0]
+        assert text == str(theirs)
+
+
+def test_a_target_language_with_another_tokenizer_warns_as_sacrebleu(caplog: Any) -> None:
+    for lang, tokenize in (("zh", "13a"), ("ja", "intl"), ("ko", "char")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="sacrebleu"):
+            BLEU(trg_lang=lang, tokenize=tokenize)
+        theirs = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="sacrebleu"):
+            bleustream.BLEU(trg_lang=lang, tokenize=tokenize)
+        ours = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+        assert ours == theirs and len(ours) == 1, (lang, ours, theirs)
+
+
+def test_versions() -> None:
+    from packaging import version
+
+    from bleustream._version import __version__ as own
+
+    assert bleustream.__version__ == own
+    assert bleustream.version.__version__ == f"2.6.0+bleustream.{own}"
+    parsed = version.parse(bleustream.version.__version__)
+    assert parsed.public == sacrebleu.__version__ and parsed.local == f"bleustream.{own}"
+
+
+def test_significance_paired_test_as_sacrebleus(monkeypatch: Any) -> None:
+    from sacrebleu import significance as theirs
+
+    from bleustream import significance as ours
+
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    hyps, refs = _corpus(5, 50, 1)
+    systems = [("base", hyps)] + [(f"s{k}", _corpus(6 + k, 50, 1)[0]) for k in range(2)]
+    for test_type, n, conf in (("bs", 60, -1), ("ar", 80, 30)):
+        got = ours.PairedTest(
+            systems,
+            {"BLEU": bleustream.BLEU(), "chrF": bleustream.CHRF()},
+            refs,
+            test_type,
+            n,
+            conf,
+        )()
+        want = theirs.PairedTest(
+            systems, {"BLEU": BLEU(), "chrF": CHRF()}, refs, test_type, n, conf
+        )()
+        assert list(got[0]) == list(want[0])
+        for label in got[0]:
+            strip = f"|version:{sacrebleu.__version__}"
+            assert str(got[0][label]).rsplit("|version:", 1)[0] == str(want[0][label]).replace(
+                strip, ""
+            )
+        assert list(got[1]) == list(want[1]) and got[1]["System"] == want[1]["System"]
+        for label in got[0]:
+            for a, b in zip(got[1][label], want[1][label]):
+                assert isinstance(a, ours.Result)
+                assert (a.score, a.p_value, a.mean, a.ci) == (b.score, b.p_value, b.mean, b.ci)
+    scores = [41.5, 40.25, 43.0, 39.5, 42.0] * 9
+    assert ours.estimate_ci(scores) == tuple(float(x) for x in theirs.estimate_ci(scores))
+
+
+# -- install_as_sacrebleu() ----------------------------------------------------------
+
+INSTALLED = """
+import json, sys
+import bleustream
+bleustream.install_as_sacrebleu()
+bleustream.install_as_sacrebleu()
+import sacrebleu
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+import sacrebleu.version
+refused = []
+for name in ("sacrebleu.metrics.counting", "sacrebleu.run", "sacrebleu.tokenizers.registry"):
+    try:
+        __import__(name)
+    except ImportError:
+        refused.append(name)
+print(json.dumps({
+    "version": sacrebleu.__version__,
+    "version_module": sacrebleu.version.__version__,
+    "own": bleustream.__version__,
+    "modules": {n: m.__name__ for n, m in sys.modules.items() if n.split(".")[0] == "sacrebleu"},
+    "BLEU": BLEU.__module__,
+    "tokens": Tokenizer13a()("Hello, world."),
+    "refused": refused,
+    "testsets": len(sacrebleu.get_available_testsets()),
+    "finders": sum(type(f).__name__ == "SacrebleuFinder" for f in sys.meta_path),
+}))
+"""
+
+
+def test_install_as_sacrebleu() -> None:
+    got = _child(INSTALLED)
+    assert got["own"] == bleustream.__version__
+    assert got["version"] == got["version_module"] == f"2.6.0+bleustream.{bleustream.__version__}"
+    assert got["BLEU"] == "bleustream.metrics.metric_classes"
+    assert got["tokens"] == "Hello , world ."
+    assert got["refused"] == [
+        "sacrebleu.metrics.counting",
+        "sacrebleu.run",
+        "sacrebleu.tokenizers.registry",
+    ]
+    # SacreBLEU's registry works through bleustream.utils, from the real package.
+    assert got["testsets"] == len(sacrebleu.get_available_testsets()) > 0
+    assert got["finders"] == 1  # installed twice, once
+    modules = got["modules"]
+    assert modules["sacrebleu"] == "bleustream.sacrebleu_api"
+    assert modules["sacrebleu.metrics.bleu"] == "bleustream.metrics.bleu"
+    real = [n for n, m in modules.items() if not m.startswith("bleustream")]
+    assert real and all(n.startswith("sacrebleu.dataset.") for n in real), real
+
+
+USER = """
+import json, sys
+import bleustream
+bleustream.install_as_sacrebleu()
+from tests import sacrebleu_user
+hyps, refs = json.loads(sys.argv[1])
+print(json.dumps([sacrebleu_user.run_all(hyps, refs), sacrebleu_user.scb.corpus_bleu.__module__]))
+"""
+
+
+def test_a_library_that_imports_sacrebleu_scores_with_bleustream() -> None:
+    """Hugging Face evaluate's BLEU-family scripts, as tests/sacrebleu_user.py
+    does what they do: after the install, the numbers are SacreBLEU's."""
+    assert sacrebleu_user.scb is sacrebleu  # here, the real SacreBLEU: the oracle
+    hyps, streams = _corpus(9, 80, 2)
+    per_prediction = [list(refs) for refs in zip(*streams)]
+    want = sacrebleu_user.run_all(hyps, per_prediction)
+    got, module = _child(USER, json.dumps([hyps, per_prediction]))
+    assert module.startswith("bleustream.")
+    assert got == json.loads(json.dumps(want))
+
+
+def test_python_m_dropin_runs_a_script_and_a_module(tmp_path: Path) -> None:
+    script = tmp_path / "score.py"
+    script.write_text(
+        "import sys, sacrebleu\n"
+        "print(sacrebleu.__version__, sys.argv[1:], sys.path[0] == sys.argv[0].rpartition('/')[0],"
+        " sacrebleu.sentence_bleu('a b c d', ['a b c d e']).score)\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "scoremod.py").write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
+    want = sacrebleu.sentence_bleu("a b c d", ["a b c d e"]).score
+    version = f"2.6.0+bleustream.{bleustream.__version__}"
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    for how in ([str(script)], ["-m", "scoremod"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "bleustream.dropin", *how, "x", "--y"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == [version, "['x',", "'--y']", "True", repr(want)], how
+    done = subprocess.run(
+        [sys.executable, "-m", "bleustream.dropin"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and done.stderr.startswith("usage: python -m bleustream.dropin")

@@ -86,6 +86,8 @@ def resolve(args: argparse.Namespace, config: Config | None = None) -> dict[str,
         "subset",
         "download",
         "nist_docs",
+        "src",
+        "report",
     ):
         options[key] = getattr(args, key)
     options["detail"] = args.detail
@@ -528,6 +530,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show_config:
             Output(stdout).write(show_config(options, parser))
             return EXIT_OK
+        if options["analyze"]:
+            from bleustream.cli import analyze
+
+            return analyze.run(run_options, options, stdin, stdout, report)
         if not options["detail"]:
             return run(run_options, stdin, stdout, report, sys.stderr)
         if not options.get("test_set") and not run_options.compat:

@@ -19,6 +19,13 @@ from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
 from bleustream._version import __version__
+from bleustream.analysis.buckets import (
+    FREQUENCY_EDGES,
+    LENGTH_DIFF_EDGES,
+    LENGTH_EDGES,
+    SENTENCE_BLEU_EDGES,
+    parse_edges,
+)
 from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.kernels import KERNELS
@@ -34,6 +41,24 @@ PROG = "bleustream"
 MAX_WIDTH = 30
 MAX_JOBS = 1024
 MAX_SAMPLES = 10_000_000
+
+
+def edges_setting(text: str) -> str:
+    """Bucket edges: increasing numbers joined by ``:`` (checked, kept as text)."""
+    parse_edges(text)
+    return text
+
+
+def orders_setting(text: str) -> str:
+    """N-gram orders ``LOW:HIGH`` (or one order), 1 <= LOW <= HIGH <= 9."""
+    parts = text.split(":")
+    try:
+        low, high = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, 0)
+    except ValueError:
+        raise ValueError(f"not LOW:HIGH: {text!r}") from None
+    if not 1 <= low <= high <= 9:
+        raise ValueError(f"orders must be LOW:HIGH with 1 <= LOW <= HIGH <= 9: {text!r}")
+    return f"{low}:{high}"
 
 
 def seed_setting(text: str) -> str:
@@ -116,7 +141,8 @@ TABLE: tuple[Group, ...] = (
                 minimum=0,
                 maximum=MAX_WIDTH,
                 metavar="N",
-                help="digits after the decimal point in text scores (default: 1)",
+                help="digits after the decimal point in text scores: the score and the scores "
+                "a line adds (BLEU-1..N, NIST's cumulative, a bootstrap interval); default: 1",
             ),
             Option(
                 ("-b", "--score-only"),
@@ -340,6 +366,129 @@ TABLE: tuple[Group, ...] = (
                 "SacreBLEU's 12345)",
             ),
         ),
+    ),
+    Group(
+        "analyses (compare-mt's, streamed, with an interval on every bucket; need numpy, "
+        "and matplotlib for --report: pip install 'bleustream[significance,report]')",
+        (
+            Option(
+                ("--analyze",),
+                "analyze",
+                False,
+                kind="bool",
+                help="analyze where the systems differ (the first is the baseline): scores, "
+                "sentence buckets, word accuracy by frequency, n-gram differences, examples",
+            ),
+            Option(
+                ("--analyze-n",),
+                "analyze_n",
+                1000,
+                kind="int",
+                minimum=0,
+                maximum=MAX_SAMPLES,
+                metavar="N",
+                help="bootstrap resamples for every interval and paired test of --analyze "
+                "(0: none, and nothing kept per segment; default: 1000)",
+            ),
+            Option(
+                ("--length-edges",),
+                "length_edges",
+                ":".join(str(x) for x in LENGTH_EDGES),
+                reader=edges_setting,
+                metavar="E1:E2:...",
+                help="bucket edges of reference length in words (default: compare-mt's "
+                "10:20:30:40:50:60)",
+            ),
+            Option(
+                ("--length-diff-edges",),
+                "length_diff_edges",
+                ":".join(str(x) for x in LENGTH_DIFF_EDGES),
+                reader=edges_setting,
+                metavar="E1:E2:...",
+                help="bucket edges of the baseline's length minus the reference's "
+                "(default: compare-mt's -20:-10:-5:-4:-3:-2:-1:0:1:2:3:4:5:6:11:21)",
+            ),
+            Option(
+                ("--sentence-bleu-edges",),
+                "sentence_bleu_edges",
+                ":".join(str(x) for x in SENTENCE_BLEU_EDGES),
+                reader=edges_setting,
+                metavar="E1:E2:...",
+                help="bucket edges of the baseline's sentence BLEU (default: compare-mt's "
+                "10.0:20.0:...:90.0)",
+            ),
+            Option(
+                ("--frequency-edges",),
+                "frequency_edges",
+                ":".join(str(x) for x in FREQUENCY_EDGES),
+                reader=edges_setting,
+                metavar="E1:E2:...",
+                help="bucket edges of word frequency (default: compare-mt's 1:2:3:4:5:10:100:1000)",
+            ),
+            Option(
+                ("--freq-corpus",),
+                "freq_corpus",
+                None,
+                metavar="FILE",
+                help="count word frequencies in FILE (a training corpus, one segment a line, "
+                "tokenized as BLEU tokenizes) instead of in the references",
+            ),
+            Option(
+                ("--freq-counts",),
+                "freq_counts",
+                None,
+                metavar="FILE",
+                help="read word frequencies from FILE ('word<TAB>count' lines) instead of "
+                "counting them in the references",
+            ),
+            Option(
+                ("--ngram-orders",),
+                "ngram_orders",
+                "1:4",
+                reader=orders_setting,
+                metavar="LOW:HIGH",
+                help="the orders of the n-gram differences (default: 1:4)",
+            ),
+            Option(
+                ("--ngrams",),
+                "ngrams",
+                50,
+                kind="int",
+                minimum=0,
+                maximum=100000,
+                metavar="N",
+                help="n-grams listed each way per compared system (default: 50)",
+            ),
+            Option(
+                ("--examples",),
+                "examples",
+                10,
+                kind="int",
+                minimum=0,
+                maximum=100000,
+                metavar="K",
+                help="segments listed each way per compared system, where sentence BLEU "
+                "differs most (default: 10)",
+            ),
+            Option(
+                ("--src",),
+                "src",
+                None,
+                metavar="FILE",
+                config=False,
+                help="the source segments, one a line, shown with the examples",
+            ),
+            Option(
+                ("--report",),
+                "report",
+                None,
+                metavar="FILE.html",
+                config=False,
+                help="write the analysis as one HTML page that opens from disk with no "
+                "network (with --every N, rewritten every N segments)",
+            ),
+        ),
+        exclusive=("freq_corpus", "freq_counts"),
     ),
     Group(
         "input",

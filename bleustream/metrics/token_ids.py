@@ -68,6 +68,8 @@ def _ids_view(obj: Any, what: str) -> memoryview | None:
 def _flat(view: memoryview, what: str) -> memoryview:
     """The ids of ``view`` in C order, 1-D, in their native format."""
     native = _NATIVE[(view.itemsize, view.format[-1] in _SIGNED)]
+    if not view.nbytes:
+        return memoryview(array(native))
     if view.c_contiguous:
         flat = view.cast("B").cast(native)
     else:

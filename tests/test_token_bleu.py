@@ -271,7 +271,7 @@ def test_real_sets(real_set: RealSet) -> None:
     got_plain = bleustream.token_bleu(hyps, refs, effective_order=False, corpus=True).corpus
     assert float.hex(got_plain) == float.hex(plain)
     # the same batch padded in a 2-D int32 array
-    hyp_array, lens = padded(hyps, "int32", -1)
+    hyp_array, _ = padded(hyps, "int32", -1)
     got_array = bleustream.token_bleu(
         hyp_array, [padded(s, "int32", -1)[0] for s in refs], pad_id=-1
     )

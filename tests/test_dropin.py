@@ -359,3 +359,23 @@ def test_python_m_dropin_runs_a_script_and_a_module(tmp_path: Path) -> None:
         [sys.executable, "-m", "bleustream.dropin"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and done.stderr.startswith("usage: python -m bleustream.dropin")
+
+
+def test_the_readmes_example_prints_what_it_says() -> None:
+    """README's "Coming from SacreBLEU" example: the version its comment
+    shows, and SacreBLEU's score."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [
+        b
+        for b in re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+        if "install_as_sacrebleu()" in b
+    ]
+    shown = re.search(r"^print\(sacrebleu.__version__\)  # (\S+):", block, re.M)
+    assert shown is not None and shown.group(1) == f"2.6.0+bleustream.{bleustream.__version__}"
+    out = subprocess.run(
+        [sys.executable, "-c", block], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.split()
+    score = sacrebleu.corpus_bleu(["The cat sat on the mat."], [["The cat sat on a mat."]]).score
+    assert out == [shown.group(1), repr(score)]

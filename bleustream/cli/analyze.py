@@ -111,9 +111,11 @@ def run(
         raise UsageError(f"--analyze: {exc}") from None
     settings = settings_of(options, analyzer.tokenize)
     analyzer = Analyzer(specs, names, settings)
-    page, every = options["report"], run_options.every
+    page, every = options["report"], options.get("report_every", 0)
     if page is not None:
-        from bleustream.analysis.report import write_report
+        from bleustream.analysis.report import require_matplotlib, write_report
+
+        require_matplotlib()  # before reading: a missing extra is said at once
     policy = BadLinePolicy(run_options.skip_bad_lines, report)
     segments, sources = text_items(run_options.reading, stdin, policy)
     src = _sources(options["src"])

@@ -503,6 +503,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
+        if options["analyze"]:  # --every rewrites the report, not records
+            options["report_every"], options["every"] = options["every"], 0
         _seed_from_environment(options)
         _apply_compat(options)
         if config is not None and args.config is None and not options["quiet"]:

@@ -86,3 +86,31 @@ def test_text_and_tsv(tmp_path: Path) -> None:
     columns = dict(zip(header.split("\t"), row.split("\t")))
     assert float(columns["bleu4"]) == float(columns["bleu"])
     assert float(columns["bleu1"]) == pytest.approx(100 * 5 / 6)
+
+
+@pytest.mark.parametrize("width", [0, 1, 4])
+@pytest.mark.parametrize("layout", [(), ("-sl",), ("-sl", "--compat", "sacrebleu")])
+def test_width_applies_to_every_order(tmp_path: Path, width: int, layout: tuple[str, ...]) -> None:
+    """-w N writes BLEU-1..N to N decimals, as the score; SacreBLEU's own
+    detail (precisions to 1 decimal, BP and ratio to 3) keeps its digits."""
+    hyps, refs = generated(7, 50)
+    hyp_file, ref_file = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp_file.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    ref_file.write_text("".join(r + "\n" for r in refs), encoding="utf-8")
+    proc = run(ref_file, "-i", hyp_file, "--bleu-orders", "-w", str(width), *layout)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    sentence = "-sl" in layout
+    assert len(lines) == (len(hyps) + (0 if "--compat" in layout else 1) if sentence else 1)
+    cases = list(zip(hyps, refs, lines)) if sentence else [(None, None, lines[-1])]
+    for hyp, ref, line in cases:
+        expected = []
+        for n in range(1, ORDER + 1):
+            bleu = sacrebleu_metrics.BLEU(max_ngram_order=n, effective_order=sentence)
+            if hyp is None:
+                score = bleu.corpus_score(hyps, [refs])
+            else:
+                score = bleu.sentence_score(hyp, [ref])
+            expected.append(f"{score.score:.{width}f}")
+        assert line.endswith(f" BLEU-1..4 = {'/'.join(expected)}"), line
+        assert f"{score.score:.{width}f} {score._verbose}" in line

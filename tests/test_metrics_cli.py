@@ -804,3 +804,27 @@ def test_real_data_scores_equal_sacrebleus(
         *refs, "-i", hyp, *ALL_METRICS, "-l", f"en-{real_set.trg}", "-b", "-w", "6", "--force"
     )
     assert ok(proc).split() == real_sacrebleu[real_set.name]  # both BLEU, chrF, TER
+
+
+NIST_HAND = Path(__file__).resolve().parent / "data" / "nist" / "hand_multi"
+
+
+@pytest.mark.parametrize("width", [0, 2, 4, 6])
+def test_width_applies_to_nists_cumulative_scores(width: int) -> None:
+    """-w N writes NIST's cumulative scores to N decimals, as its score; to
+    4, they are mteval's printed numbers (its length penalty and ratio keep
+    3 decimals, as BLEU's BP and ratio do)."""
+    refs = sorted(NIST_HAND.glob("ref.*.txt"))
+    hyp = NIST_HAND / "hyp.sysA.txt"
+    mteval = json.loads((NIST_HAND / "expected.json").read_text(encoding="utf-8"))
+    numbers = mteval["variants"]["default"]["systems"]["sysA"]
+    text = run(*refs, "-i", hyp, "-m", "nist", "-w", str(width))
+    assert text.returncode == 0, text.stderr
+    (line,) = text.stdout.decode().splitlines()
+    (record,) = json_records(run(*refs, "-i", hyp, "-m", "nist", "-f", "jsonl").stdout)
+    cumulative = "/".join(f"{c:.{width}f}" for c in record["cumulative"])
+    assert f" = {record['score']:.{width}f} {cumulative} (LP = " in line
+    assert re.search(r"\(LP = \d\.\d{3} ratio = \d\.\d{3} ", line)
+    if width == 4:
+        assert cumulative.split("/")[:5] == numbers["cum_1_5"]
+        assert f"{record['score']:.4f}" == numbers["nist"]

@@ -656,8 +656,9 @@ def tsv_fields(bleu: BleuScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(bleu: BleuScore, settings: Settings) -> str:
-    """SacreBLEU's detail after the score."""
+def verbose(bleu: BleuScore, settings: Settings, width: int = 1) -> str:
+    """SacreBLEU's detail after the score (its digits, whatever ``width``),
+    then BLEU-1..N to ``width`` decimals, as the score."""
     stats = bleu.stats
     precisions = "/".join(f"{p:.1f}" for p in bleu.precisions)
     detail = (
@@ -665,7 +666,8 @@ def verbose(bleu: BleuScore, settings: Settings) -> str:
         f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
     )
     if bleu.by_order is not None:
-        detail += f" BLEU-1..{len(bleu.by_order)} = " + "/".join(f"{b:.2f}" for b in bleu.by_order)
+        orders = "/".join(f"{b:.{width}f}" for b in bleu.by_order)
+        detail += f" BLEU-1..{len(bleu.by_order)} = {orders}"
     return detail
 
 

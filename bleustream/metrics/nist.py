@@ -584,9 +584,10 @@ def tsv_fields(nist: NistScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(nist: NistScore, settings: Settings) -> str:
-    """mteval's cumulative n-gram scores (to its 4 decimals), then the length penalty."""
-    cumulative = "/".join(f"{c:.4f}" for c in nist.cumulative)
+def verbose(nist: NistScore, settings: Settings, width: int = 1) -> str:
+    """The cumulative n-gram scores (to ``width`` decimals, as the score), then
+    the length penalty."""
+    cumulative = "/".join(f"{c:.{width}f}" for c in nist.cumulative)
     return (
         f"{cumulative} (LP = {nist.lp:.3f} ratio = {nist.ratio:.3f} "
         f"hyp_len = {nist.hyp_len:d} ref_len = {nist.ref_len:d})"

@@ -66,8 +66,9 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   such as BLEU's precisions);
 * ``tsv_fields(Score, S) -> list[tuple[str, str]]``: the TSV columns of a
   record, (column, value), the columns fixed by the settings;
-* ``verbose(Score, S) -> str``: detail after the score on a text line
-  (empty when SacreBLEU prints none);
+* ``verbose(Score, S, width) -> str``: detail after the score on a text line
+  (empty when SacreBLEU prints none); the scores it adds of its own are
+  written to ``width`` decimals, as the score is;
 * ``score_rows(array, S) -> array``: scores of many summed rows at once
   (numpy, for resampling), with SacreBLEU's float32 arithmetic.
 
@@ -299,4 +300,4 @@ class Metric(Protocol):
     score_object: Callable[[Any, Any], Any]
     json_fields: Callable[[Any, Any], dict[str, Any]]
     tsv_fields: Callable[[Any, Any], list[tuple[str, str]]]
-    verbose: Callable[[Any, Any], str]
+    verbose: Callable[[Any, Any, int], str]

@@ -408,5 +408,5 @@ def tsv_fields(result: SelfBleuScore, settings: Settings) -> list[tuple[str, str
     return [("self_bleu", repr(result.score)), ("sentences", str(result.sentences))]
 
 
-def verbose(result: SelfBleuScore, settings: Settings) -> str:
+def verbose(result: SelfBleuScore, settings: Settings, width: int = 1) -> str:
     return f"(sentences = {result.sentences})" if result.sentences != 1 else ""

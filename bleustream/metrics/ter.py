@@ -265,7 +265,7 @@ def tsv_fields(ter: TerScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(ter: TerScore, settings: Settings) -> str:
+def verbose(ter: TerScore, settings: Settings, width: int = 1) -> str:
     """SacreBLEU prints nothing after a TER score."""
     return ""
 

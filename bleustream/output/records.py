@@ -129,7 +129,7 @@ def format_text(record: Record, ctx: Context) -> str:
         # SacreBLEU's -sl line: the metric's whole line, signature and all.
         lines = []
         for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
-            detail = spec.metric.verbose(score, spec.settings)
+            detail = spec.metric.verbose(score, spec.settings, ctx.width)
             text = f"{spec.label}|{ctx.signature_text(index)} = {score.score:.{ctx.width}f}"
             lines.append(text + (f" {detail}" if detail else "") + "\n")
         return "".join(lines)
@@ -140,14 +140,14 @@ def format_text(record: Record, ctx: Context) -> str:
         for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
             signature = ctx.signature_text(index)
             text = f"{prefix}{spec.label}|{signature} = {score.score:.{ctx.width}f}"
-            detail = spec.metric.verbose(score, spec.settings)
+            detail = spec.metric.verbose(score, spec.settings, ctx.width)
             lines.append(text + (f" {detail}" if detail else "") + notes + "\n")
         return "".join(lines)
     where = record.id if record.id is not None else record.line
     parts = []
     for spec, score in zip(ctx.specs, record.scores):
         part = f"{spec.label} = {score.score:>{ctx.width + 4}.{ctx.width}f}"
-        detail = spec.metric.verbose(score, spec.settings)
+        detail = spec.metric.verbose(score, spec.settings, ctx.width)
         parts.append(part + (f" {detail}" if detail else ""))
     notes = notes_of(record) if record.partial else ""
     return f"{prefix}{record.kind:<7} {where!s:>7}  " + "  ".join(parts) + notes + "\n"

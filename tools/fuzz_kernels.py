@@ -13,8 +13,12 @@ are made every iteration, for a batch of rows (this iteration's own rows,
 rows with a run's structure, arbitrary whole numbers past 2**53 and 2**63,
 lists, bools, floats, rows of the wrong length) with random settings, and
 compared with the pure ``Spec.score_object`` every time, to the bit, and
-exceptions too (the pure side is cheap).  Exits non-zero on the first
-difference.
+exceptions too (the pure side is cheap).  Token-ID BLEU's rows
+(``token_rows``) are counted every iteration from streams of random
+integer buffers (every item size, signed and unsigned, 2-D views too, ids
+at the ends of their range, random starts, lengths and padding id) and
+compared with the pure ``py_token_rows`` every ``FUZZ_COMPARE``-th.  Exits
+non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ import os
 import random
 import sys
 import time
+from array import array
 from collections.abc import Sequence
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import bleu, chrf, ngrams, tercom
+from bleustream.metrics import bleu, chrf, ngrams, tercom, token_bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
@@ -223,6 +228,44 @@ def check_scores(rng: random.Random, max_order: int, own: list[Any], through_lib
     return len(reached)
 
 
+ID_TYPECODES = "bBhHiIlLqQ"
+
+
+def id_stream(rng: random.Random, n: int) -> tuple[Any, array, array]:
+    """n sentences of ids in a random integer buffer: random slices of it,
+    which may overlap; sometimes a 2-D view of the same ids."""
+    code = rng.choice(ID_TYPECODES)
+    bits = 8 * array(code).itemsize
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if code.islower() else (0, 2**bits - 1)
+    high = min(high, 2**63 - 1)
+    alphabet = [*range(rng.randint(1, 6)), low, high, 0]
+    size = rng.randint(0, 60)
+    data = array(code, [rng.choice(alphabet) for _ in range(size)])
+    starts, lens = array("q"), array("q")
+    for _ in range(n):
+        start = rng.randint(0, size)
+        starts.append(start)
+        lens.append(rng.randint(0, size - start))
+    if size and size % 3 == 0 and rng.random() < 0.3:
+        return memoryview(data).cast("B").cast(code, [3, size // 3]), starts, lens
+    return data, starts, lens
+
+
+def check_token_rows(rng: random.Random, compare: bool) -> None:
+    """token_rows on random streams, against py_token_rows when comparing."""
+    n = rng.randint(0, 5)
+    hyps = id_stream(rng, n)
+    refs = [id_stream(rng, n) for _ in range(rng.choice((1, 1, 2, 3)))]
+    order = rng.choice((1, 2, 3, 4, 4, 6))
+    pad = rng.choice((None, None, 0, 1, -1, 2**63 - 1))
+    start = rng.randint(0, n)
+    stop = rng.randint(start, n)
+    got = N.token_rows(hyps, refs, order, pad, start, stop)
+    if compare:
+        want = token_bleu.py_token_rows(hyps, refs, order, pad, start, stop)
+        assert got == want, (hyps, refs, order, pad, start, stop)
+
+
 def main(argv: list[str]) -> int:
     iterations = int(argv[1]) if len(argv) > 1 else 100_000
     seed = int(argv[2]) if len(argv) > 2 else 0
@@ -330,6 +373,7 @@ def main(argv: list[str]) -> int:
         # BLEU's score objects of these rows and others, every iteration
         own = [got, got_zh, *rows_b, sum_b, sum_bz]
         deferred += check_scores(rng, max_order, own, compare)
+        check_token_rows(rng, compare)
         scored += 1
         if compare:
             for tokenize, rows in (
@@ -368,6 +412,7 @@ def main(argv: list[str]) -> int:
             assert got_chrf == pure_count(h, pure_prepare(refs)), (h, refs, it % 4)
             compared += 1
         if it % 1000 == 0:  # the error paths too
+            id_ok = (array("b", [1]), array("q", [0]), array("q", [1]))
             bad_calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
                 (N.hyp_row, (["a", 3], prep, 4)),
                 (N.hyp_row, (["a"], (1, 2), 4)),
@@ -380,6 +425,20 @@ def main(argv: list[str]) -> int:
                 (N.count_edits, (["a", 3], ter_ref)),
                 (N.count_edits, (["a"], prep)),
                 (N.count_edits, (["a"], ter_ref, "0")),
+                *(
+                    (N.token_rows, (hyps_t, refs_t, order_t, pad_t, 0, 1))
+                    for hyps_t, refs_t, order_t, pad_t in (
+                        ((array("d", [1.0]), array("q", [0]), array("q", [1])), [id_ok], 4, None),
+                        (id_ok, [(array("Q", [2**63]), array("q", [0]), array("q", [1]))], 4, 0),
+                        ((array("b", [1]), array("q", [1]), array("q", [1])), [id_ok], 4, None),
+                        ((array("b", [1]), array("i", [0]), array("q", [1])), [id_ok], 4, None),
+                        (id_ok, [id_ok], 0, None),
+                        (id_ok, [], 4, None),
+                        (id_ok, [id_ok], 4, 2**63),
+                        (id_ok, [id_ok], 4, "0"),
+                        ([array("b", [1]), array("q", [0]), array("q", [1])], [id_ok], 4, None),
+                    )
+                ),
                 *(
                     (N.bleu_scores, args)
                     for args in (

@@ -4,14 +4,19 @@ and the reference counts of the inputs must not change.
     python tools/leakcheck_kernels.py [TOTAL_CALLS]
 
 TOTAL_CALLS (default 10^7) is shared among the cases, error paths
-included.  Exits non-zero when RSS grows by 1 MiB or more in a case, or an
-input's reference count changed.
+included; LEAKCHECK_ONLY=text runs only the cases whose name holds it,
+and the error paths (``LEAKCHECK_ONLY=token_rows``: 10^7 calls of the
+token-ID kernel).
+Exits non-zero when RSS grows by 1 MiB or more in a case, or an input's
+reference count changed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+from array import array
 from typing import Any, Callable
 
 from bleustream import kernels
@@ -80,6 +85,16 @@ def main(argv: list[str]) -> int:
     raising_rows.append((10**400, 17, 12, 7, 4, 2, 18, 17, 16, 15))
     inputs += [score_spec, score_fallback, signature, scored_rows, deferred_rows, raising_rows]
     inputs += [*scored_rows, *deferred_rows, *raising_rows, BLEUScore]
+    # Token ids: a list's stream (int64) and a padded 2-D uint16 one.
+    ids = array("q", [5, 1, 2, 3, 4, 2**63 - 1, 2, 3, 5, 5, 5])
+    id_hyps = (ids, array("q", [0, 4]), array("q", [6, 5]))
+    id_refs = [(ids, array("q", [1, 6]), array("q", [5, 5])), id_hyps]
+    padded = memoryview(array("H", [1, 2, 3, 0, 0, 4, 4, 4, 4, 0])).cast("B").cast("H", [2, 5])
+    id_padded = (padded, array("q", [0, 5]), array("q", [5, 5]))
+    id_bad = (array("d", [1.0]), array("q", [0]), array("q", [1]))
+    id_past = (ids, array("q", [10]), array("q", [2]))
+    id_big = (array("Q", [2**63]), array("q", [0]), array("q", [1]))
+    inputs += [ids, id_hyps, id_refs, padded, id_padded, id_bad, id_past, id_big]
 
     def failing(row: Any, signature: str) -> Any:
         raise RuntimeError("the fallback failed")
@@ -114,6 +129,12 @@ def main(argv: list[str]) -> int:
         lambda: N.bleu_scores(scored_rows, 4, "exp", 0.0, False, BLEUScore, signature),
         lambda: N.bleu_scores(scored_rows, *(4, "exp", 0.0, False), *score_args, extra=1),
         lambda: N.bleu_scores(3, 4, "exp", 0.0, False, *score_args),
+        lambda: N.token_rows(id_bad, id_refs, 4, None, 0, 1),
+        lambda: N.token_rows(id_past, id_refs, 4, None, 0, 1),
+        lambda: N.token_rows(id_hyps, [id_refs[0], id_big], 4, None, 0, 1),
+        lambda: N.token_rows(id_hyps, id_refs, 4, 2**64, 0, 2),
+        lambda: N.token_rows(id_hyps, id_refs, 4, None, 0, 3),
+        lambda: N.token_rows(id_hyps, (), 4, None, 0, 2),
     ]
 
     def error_paths() -> None:
@@ -149,8 +170,16 @@ def main(argv: list[str]) -> int:
             lambda: N.bleu_scores(deferred_rows, 4, "exp", 0.0, False, *score_args),
             len(deferred_rows),
         ),
+        "token_rows, 2 sentences": (lambda: N.token_rows(id_hyps, id_refs, 4, None, 0, 2), 1),
+        "token_rows, 2-D, padded": (
+            lambda: N.token_rows(id_padded, [id_padded], 4, 0, 0, 2),
+            1,
+        ),
         "error paths": (error_paths, len(errors)),
     }
+    only = os.environ.get("LEAKCHECK_ONLY")
+    if only:
+        cases = {k: case for k, case in cases.items() if only in k or k == "error paths"}
     per_case = total // sum(weight for _, weight in cases.values())
     before = [sys.getrefcount(o) for o in inputs]
     ok = True

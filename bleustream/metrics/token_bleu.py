@@ -39,11 +39,18 @@ class TokenBleu(NamedTuple):
     corpus: float  # the corpus BLEU of the batch, with the same settings
 
 
-def _sentence(stream: Stream, i: int, pad: int | None) -> list[int]:
+def _sentences(stream: Stream, start: int, stop: int, pad: int | None) -> list[list[int]]:
+    """Sentences start .. stop - 1 of a stream, as lists, without pads; its
+    buffer read flat, in C order, as the C kernel reads it."""
     data, starts, lens = stream
-    start = starts[i]
-    ids: list[int] = data[start : start + lens[i]].tolist()
-    return ids if pad is None else [t for t in ids if t != pad]
+    view = memoryview(data)
+    if view.ndim != 1:
+        view = view.cast("B").cast(view.format[-1])
+    out = []
+    for i in range(start, stop):
+        ids: list[int] = view[starts[i] : starts[i] + lens[i]].tolist()
+        out.append(ids if pad is None else [t for t in ids if t != pad])
+    return out
 
 
 def py_token_rows(
@@ -54,9 +61,10 @@ def py_token_rows(
     ``pad`` dropped): ``ngrams.segment_row`` of their id lists."""
     if not refs:
         raise ValueError("token_rows: no reference stream")
+    streams = [_sentences(refs_k, start, stop, pad) for refs_k in refs]
     return [
-        segment_row(_sentence(hyps, i, pad), [_sentence(r, i, pad) for r in refs], max_order)
-        for i in range(start, stop)
+        segment_row(hyp, list(segment_refs), max_order)
+        for hyp, *segment_refs in zip(_sentences(hyps, start, stop, pad), *streams)
     ]
 
 

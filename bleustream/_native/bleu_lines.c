@@ -6,10 +6,6 @@
  */
 #include "kernels.h"
 
-/* ------------------------------------------------------------------ */
-/* BLEU: the summed rows of a batch of raw lines                       */
-/* ------------------------------------------------------------------ */
-
 /* One line, right-stripped (str.rstrip()) and tokenized, as spans of the
  * buffer `*bufp`, both in the arena. */
 static int
@@ -229,4 +225,3 @@ BS_FASTCALL(bs_bleu_rows_zh)
     (void)module;
     return bleu_lines_tok("bleu_rows_zh", TOK_ZH, 1, args, nargs, kwnames);
 }
-

@@ -5,11 +5,6 @@
  */
 #include "kernels.h"
 
-
-/* ------------------------------------------------------------------ */
-/* BLEU: hyp_row                                                       */
-/* ------------------------------------------------------------------ */
-
 /* The references of a RefNgrams, as token views. */
 typedef struct {
     PyObject *refs_fast;   /* PySequence_Fast of refs.refs */
@@ -287,4 +282,3 @@ BS_FASTCALL(bs_hyp_row_zh)
     (void)module;
     return hyp_row_tok("hyp_row_zh", TOK_ZH, args, nargs, kwnames);
 }
-

@@ -42,4 +42,3 @@ BS_FASTCALL(bs_past_newlines)
     PyBuffer_Release(&view);
     return res;
 }
-

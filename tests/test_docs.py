@@ -173,3 +173,46 @@ def test_the_guides_batch_example_prints_what_it_says() -> None:
     refs = ["The cat sat on the mat.", "It rains today."]
     theirs = [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
     assert shown.group(1) == str(theirs)
+
+
+def man_entry(flag: str) -> str:
+    """The text of the man page's OPTIONS entry whose tag names ``flag``."""
+    entries = re.split(r"^\.TP\n", man_options_section(), flags=re.M)
+    (entry,) = [e for e in entries if re.search(rf"(?<![\w-]){flag}(?![\w-])", e.split("\n")[0])]
+    return entry
+
+
+def help_entry(flag: str) -> str:
+    """``--help``'s text of the option whose line starts with ``flag``."""
+    text = run("--help").stdout.decode()
+    match = re.search(rf"^  {flag}\b.*?(?=^  -|^\S|\Z)", text, re.M | re.S)
+    assert match, f"--help has no entry for {flag}"
+    return " ".join(match.group(0).split())
+
+
+def test_every_metric_is_named_by_help_and_man_for_m() -> None:
+    from bleustream.metrics.registry import CORPUS_METRICS, METRICS
+
+    help_m, man_m = help_entry("-m"), man_entry("-m").replace("\\", "")
+    for name in (*METRICS, *CORPUS_METRICS):
+        assert re.search(rf"(?<![\w-]){name}(?![\w-])", help_m), (name, help_m)
+        assert re.search(rf"(?<![\w-]){name}(?![\w-])", man_m), (name, man_m)
+
+
+def test_no_help_calls_a_working_option_unsupported() -> None:
+    text = " ".join(run("--help").stdout.decode().split())
+    assert "not supported" not in text
+
+
+def test_options_of_an_extra_name_it_in_help_and_readme() -> None:
+    """The groups of options that need an extra name it in --help; the
+    README's usage lines of those options name it too."""
+    text = run("--help").stdout.decode()
+    assert "pip install 'bleustream[significance]'" in text
+    assert "pip install 'bleustream[testsets]'" in text
+    readme = README.read_text(encoding="utf-8")
+    usage = readme[readme.index("## Usage") :]
+    usage = usage[: usage.index("\n\n", usage.index("    "))]
+    for line in usage.splitlines():
+        if re.search(r"\s(-pbs|-par|-ci)\s", line):
+            assert "bleustream[significance]" in line, line

@@ -114,7 +114,9 @@ TABLE: tuple[Group, ...] = (
                 + ", ".join((*METRICS, *CORPUS_METRICS))
                 + " (default: "
                 + " ".join(DEFAULT_METRICS)
-                + "; nist on its own: it is scored at the end)",
+                + "; nist on its own: it is scored at the end; self-bleu on its own, with no "
+                "references, as --self-bleu; several systems under --compat sacrebleu: "
+                "SacreBLEU's order)",
             ),
         ),
     ),
@@ -230,8 +232,9 @@ TABLE: tuple[Group, ...] = (
                 "bleustream",
                 kind="choice",
                 choices=("bleustream", "sacrebleu"),
-                help="sacrebleu: SacreBLEU's defaults and layouts (JSON for one system, its "
-                "tables, -sl lines); also BLEUSTREAM_COMPAT=sacrebleu (default: bleustream)",
+                help="sacrebleu: SacreBLEU's defaults, layouts, refusals (status 1) and stderr "
+                "lines (JSON for one system, its tables, -sl lines); also "
+                "BLEUSTREAM_COMPAT=sacrebleu (default: bleustream)",
             ),
         ),
     ),
@@ -263,7 +266,8 @@ TABLE: tuple[Group, ...] = (
                 False,
                 kind="flag",
                 config=False,
-                help="list the test sets (with -t: its pairs and fields) and exit",
+                help="list the test sets (with -t: its pairs and fields) and exit; offline, "
+                "from SacreBLEU's registry",
             ),
             Option(
                 ("--citation", "--cite"),
@@ -303,8 +307,8 @@ TABLE: tuple[Group, ...] = (
                 False,
                 kind="flag",
                 config=False,
-                help="scores by original language and domain (needs -t); not supported: "
-                "an error naming it",
+                help="after the scores, each original language's and domain's of the -t test "
+                "set, as SacreBLEU's -d (one system; without -t, no parts: it says so)",
             ),
         ),
     ),
@@ -748,7 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description=(
-            "Score machine translation with BLEU, chrF and TER as the input streams in. "
+            "Score machine translation with BLEU, chrF, TER and NIST (and generated text "
+            "with Self-BLEU) as the input streams in. "
             "Without REF operands, each input line is hyp<TAB>ref1[<TAB>ref2...] "
             "(as paste writes it); with them, hypotheses are read from the input "
             "and the reference files in lockstep. The numbers are SacreBLEU 2.x's."

@@ -130,7 +130,7 @@ def test_lists_equal_sacrebleu(
 
 
 def padded(rows: list[list[int]], dtype: str, pad: int) -> tuple[np.ndarray, list[int]]:
-    width = max(map(len, rows), default=0) + 1
+    width = max(map(len, rows), default=0) + 2
     out = np.full((len(rows), width), pad, dtype=dtype)
     for i, row in enumerate(rows):
         out[i, : len(row)] = row

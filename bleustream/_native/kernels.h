@@ -47,11 +47,22 @@
 /* the module: its state, its functions                                */
 /* ------------------------------------------------------------------ */
 
-/* Per module object (so per interpreter): what the kernels cache. */
+/* scores.c's texts of numbers, a direct-mapped cache (see its fixed()) */
+#define BS_TEXT_CACHE_SIZE 512
+#define BS_TEXT_SIZE 24
+typedef struct {
+    unsigned long long bits; /* the value's bits */
+    int digits;              /* 0: an empty slot */
+    char text[BS_TEXT_SIZE];
+} BsTextSlot;
+
+/* Per module object (so per interpreter, zeroed when it is made): what the
+ * kernels cache. */
 typedef struct {
     PyObject *str_vocab; /* "vocab", "ids": the attributes count_edits reads */
     PyObject *str_ids;
     int sum_exact; /* scores.c's sum equals builtins.sum: 1, 0, or -1 unknown yet */
+    BsTextSlot texts[BS_TEXT_CACHE_SIZE];
 } BsState;
 
 static inline BsState *

@@ -636,6 +636,42 @@ def test_an_unbuilt_tree_runs_the_pure_path(tmp_path: Path) -> None:
     assert (chosen, native, folder) == ("python", "None", "None")
 
 
+SUBINTERPRETERS = """
+try:
+    import _interpreters as interpreters
+except ImportError:
+    import _xxsubinterpreters as interpreters
+code = '''
+from bleustream._native import _kernels as k
+from bleustream.metrics import tercom
+assert k.tokenize_13a("a, b.") == ["a", ",", "b", "."]
+assert k.count_edits(["a", "b"], tercom.prepare_reference(["b", "a"])) == 1
+'''
+for _ in range(2):
+    i = interpreters.create()
+    interpreters.run_string(i, code)
+    interpreters.destroy(i)
+from bleustream._native import _kernels as k
+from bleustream.metrics import tercom
+assert k.count_edits(["a", "b"], tercom.prepare_reference(["b", "a"])) == 1
+print("ok")
+"""
+
+
+@needs_native
+def test_the_kernels_run_in_several_interpreters() -> None:
+    """Each interpreter builds its own module (multi-phase init, its own
+    state), and the main one's still works after theirs are gone."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SUBINTERPRETERS],
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout.split() == ["ok"], proc.stderr[-2000:]
+
+
 def _child_env(**values: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != kernels.ENV_VAR}
     env.update(values)

@@ -149,6 +149,8 @@ def test_paste_fields_are_checked_on_every_line_with_jobs(tmp_path: Path, jobs: 
     proc = run("-j", jobs, "-i", "paste.tsv", cwd=tmp_path)
     text = assert_one_error(proc, 65, "paste.tsv:8250: ")
     assert text == "expected 2 tab-separated fields as on the first line, found 3"
+    piped = run("-j", jobs, input=b"".join(lines))
+    assert assert_one_error(piped, 65, "<stdin>:8250: ") == text
 
 
 # --------------------------------------------------------------------------
@@ -173,6 +175,14 @@ def test_compat_mode_reads_stdin_with_universal_newlines_as_sacrebleu(
     ours = run(*COMPAT, "ref", *args, input=stdin, cwd=data)
     assert theirs.returncode == ours.returncode == 0, ours.stderr.decode()
     assert masked(ours.stdout) == theirs.stdout
+
+
+def test_compat_mode_reads_stdin_with_universal_newlines_with_jobs(data: Path) -> None:
+    stdin = joined_by_carriage_returns(data)
+    one = run(*COMPAT, "ref", "-f", "text", input=stdin, cwd=data)
+    two = run(*COMPAT, "ref", "-f", "text", "-j", "2", input=stdin, cwd=data)
+    assert one.returncode == two.returncode == 0, two.stderr.decode()
+    assert two.stdout == one.stdout
 
 
 def test_bleustream_ends_lines_at_newlines_only(data: Path) -> None:
@@ -245,7 +255,7 @@ def test_empty_input_is_status_65_in_one_line(tmp_path: Path, args: tuple[str, .
         assert message == "no segments in the input (<stdin>); --allow-empty scores it as 0"
 
 
-def test_empty_input_with_allow_empty_prints_nists_zero(tmp_path: Path) -> None:
+def test_empty_input_with_allow_empty_prints_nists_zero() -> None:
     proc = run("-m", "nist", "--allow-empty", "-f", "json")
     assert proc.returncode == 0
     assert '"score": 0.0' in proc.stdout.decode()

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Token-ID BLEU for a training loop: ``bleustream.token_bleu`` and its peers.
+
+Batches of ``--sentences`` (256) hypotheses of 1,024 and of 128 token ids,
+one reference each, made here (seeded): references of ids drawn from a
+32,000-id vocabulary with a Zipf-like skew, hypotheses the references with
+a quarter of their ids replaced and a few runs moved, so that n-grams of
+every order match.  Timed in this process, best of ``--repeat`` (wall clock
+and CPU time of the process, each the least over the passes):
+
+- ``bleustream.token_bleu`` on a 2-D int64 NumPy array, one thread and
+  ``threads=2``;
+- SacreBLEU's ``sentence_bleu`` loop on the ids written as words
+  (``tokenize="none"``; the strings are made before the clock starts);
+- NLTK's ``sentence_bleu`` loop on the id lists (its own smoothing, so its
+  numbers are not compared);
+- TensorBLEU's ``tensor_sentence_bleu`` on CPU tensors, when PyTorch and
+  the ``rxlm`` package that ships it are installed (``pip install --no-deps
+  rxlm`` beside PyTorch: its other dependencies are its training
+  framework's); its numbers are not compared either.
+
+bleustream's scores must equal SacreBLEU's bit for bit (else exit 1).  The
+ratios are SacreBLEU's loop time over each row's; the aims: 256 x 1,024 in
+at most 19 ms on one core (TensorBLEU's A100 figure) and at least 100x
+SacreBLEU's loop.  Then callgrind counts the instructions of one
+``token_bleu`` call per hypothesis token (a child process scores the batch
+once and three times; the difference over two batches, so start-up and
+set-up fall out).  The machine may be busy: the load average is printed
+before and after.
+
+    python benchmarks/bench_token_bleu.py
+    python benchmarks/bench_token_bleu.py --repeat 5 --callgrind 0 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness import EXIT_FAIL, EXIT_OK, machine, render
+
+LENGTHS = (1024, 128)
+VOCAB = 32_000
+AIM_MS = 19.0
+AIM_RATIO = 100.0
+
+
+def make_batch(sentences: int, length: int, seed: int) -> tuple[Any, Any]:
+    """(hypotheses, references): 2-D int64 arrays of ids 1 .. VOCAB - 1."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    # a Zipf-like skew: frequent ids repeat, as words do
+    ranks = np.arange(1, VOCAB, dtype=np.float64)
+    weights = 1.0 / ranks
+    refs = rng.choice(np.arange(1, VOCAB), size=(sentences, length), p=weights / weights.sum())
+    hyps = refs.copy()
+    changed = rng.random((sentences, length)) < 0.25
+    hyps[changed] = rng.integers(1, VOCAB, int(changed.sum()))
+    for row in hyps:  # move a few runs of ids
+        for _ in range(3):
+            start, size = int(rng.integers(0, length)), int(rng.integers(1, 9))
+            run = row[start : start + size].copy()
+            row[start : start + size] = np.roll(run, 1)
+    return hyps.astype(np.int64), refs.astype(np.int64)
+
+
+def timed(func: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """Least wall-clock and CPU seconds over ``repeat`` calls, and the result."""
+    wall = cpu = float("inf")
+    result = None
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        result = func()
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    return wall, cpu, result
+
+
+def peers(hyps: Any, refs: Any) -> dict[str, Callable[[], Any] | str]:
+    """What is timed, by name: a call, or why it cannot run."""
+    import sacrebleu
+
+    import bleustream
+
+    hyp_text = [" ".join(map(str, row)) for row in hyps.tolist()]
+    ref_text = [" ".join(map(str, row)) for row in refs.tolist()]
+    out: dict[str, Callable[[], Any] | str] = {
+        "bleustream.token_bleu, 1 thread": lambda: bleustream.token_bleu(hyps, [refs]),
+        "bleustream.token_bleu, threads=2": lambda: bleustream.token_bleu(hyps, [refs], threads=2),
+        "sacrebleu.sentence_bleu loop": lambda: [
+            sacrebleu.sentence_bleu(h, [r], tokenize="none").score
+            for h, r in zip(hyp_text, ref_text)
+        ],
+    }
+    try:
+        from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+        hyp_lists, ref_lists = hyps.tolist(), refs.tolist()
+        smooth = SmoothingFunction().method1
+        out["nltk sentence_bleu loop"] = lambda: [
+            sentence_bleu([r], h, smoothing_function=smooth) for h, r in zip(hyp_lists, ref_lists)
+        ]
+    except ImportError:
+        out["nltk sentence_bleu loop"] = "nltk not installed"
+    try:
+        import torch
+        from rxlm.metrics.tensorbleu import tensor_sentence_bleu
+
+        candidates = torch.from_numpy(hyps)
+        references = torch.from_numpy(refs).unsqueeze(1)
+        name = f"TensorBLEU on CPU ({torch.get_num_threads()} torch threads)"
+        out[name] = lambda: tensor_sentence_bleu(candidates, references, pad_token_id=0)
+    except ImportError as exc:
+        out["TensorBLEU on CPU"] = f"not installed ({exc.name})"
+    return out
+
+
+CHILD = """
+import sys, numpy as np, bleustream
+sys.path.insert(0, sys.argv[1])
+from bench_token_bleu import make_batch
+hyps, refs = make_batch(int(sys.argv[2]), int(sys.argv[3]), 0)
+bleustream.token_bleu(hyps[:2], [refs[:2]])
+for _ in range(int(sys.argv[4])):
+    bleustream.token_bleu(hyps, [refs])
+"""
+
+
+def instructions_per_token(sentences: int, length: int) -> float | None:
+    """callgrind's instructions of one token_bleu batch, per hypothesis token."""
+    if not shutil.which("valgrind"):
+        return None
+    counts = []
+    with tempfile.TemporaryDirectory() as work:
+        for calls in (1, 3):
+            out = Path(work) / f"callgrind.{calls}"
+            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
+            cmd += ["-c", CHILD, str(Path(__file__).parent), str(sentences), str(length)]
+            done = subprocess.run([*cmd, str(calls)], capture_output=True, text=True, check=True)
+            found = re.search(r"Collected : (\d+)", done.stderr)
+            if found is None:
+                return None
+            counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (2 * sentences * length)
+
+
+def bench_size(
+    sentences: int, length: int, repeat: int, callgrind: bool
+) -> tuple[dict[str, Any], bool]:
+    hyps, refs = make_batch(sentences, length, seed=length)
+    rows: list[dict[str, Any]] = []
+    results: dict[str, Any] = {}
+    for name, func in peers(hyps, refs).items():
+        if isinstance(func, str):
+            rows.append({"name": name, "skipped": func})
+            continue
+        func()  # first-call set-up is not timed
+        wall, cpu, results[name] = timed(func, repeat)
+        rows.append({"name": name, "seconds": wall, "cpu_seconds": cpu})
+    theirs = next(r for r in rows if r["name"] == "sacrebleu.sentence_bleu loop")
+    for row in rows:
+        if "seconds" in row:
+            row["vs_sacrebleu"] = theirs["seconds"] / row["seconds"]
+            row["vs_sacrebleu_cpu"] = theirs["cpu_seconds"] / row["cpu_seconds"]
+    ours = [results[name] for name in results if name.startswith("bleustream")]
+    want = [float.hex(x) for x in results["sacrebleu.sentence_bleu loop"]]
+    equal = all([float.hex(x) for x in got] == want for got in ours)
+    one = rows[0]
+    report = {
+        "sentences": sentences,
+        "tokens": length,
+        "rows": rows,
+        "equal_to_sacrebleu": equal,
+        "aim_ms": one["seconds"] * 1e3 <= AIM_MS if length == 1024 else None,
+        "aim_ratio": one["vs_sacrebleu"] >= AIM_RATIO,
+        "instructions_per_token": instructions_per_token(sentences, length) if callgrind else None,
+    }
+    return report, equal
+
+
+def format_report(report: dict[str, Any]) -> str:
+    head = f"{report['sentences']} sentences x {report['tokens']} tokens, one reference"
+    table = [("", "ms", "cpu ms", "vs sacrebleu", "(by cpu)")]
+    for row in report["rows"]:
+        if "skipped" in row:
+            table.append((row["name"], "-", "-", row["skipped"], ""))
+            continue
+        table.append(
+            (
+                row["name"],
+                f"{row['seconds'] * 1e3:.2f}",
+                f"{row['cpu_seconds'] * 1e3:.2f}",
+                f"{row['vs_sacrebleu']:.1f}x",
+                f"{row['vs_sacrebleu_cpu']:.1f}x",
+            )
+        )
+    lines = [head, render(table)]
+    lines.append(f"scores equal to SacreBLEU's, bit for bit: {report['equal_to_sacrebleu']}")
+    if report["aim_ms"] is not None:
+        lines.append(f"aim: at most {AIM_MS} ms on one core: {report['aim_ms']}")
+    lines.append(f"aim: at least {AIM_RATIO:.0f}x SacreBLEU's loop: {report['aim_ratio']}")
+    if report["instructions_per_token"] is not None:
+        per = report["instructions_per_token"]
+        lines.append(f"callgrind: {per:,.0f} instructions per hypothesis token (1 thread)")
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Time token-ID BLEU against its peers.")
+    parser.add_argument("--sentences", type=int, default=256, metavar="N")
+    parser.add_argument("--repeat", type=int, default=5, metavar="K", help="passes (default 5)")
+    parser.add_argument(
+        "--callgrind", type=int, default=1, metavar="0|1", help="count instructions (default 1)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or args.sentences < 1:
+        parser.error("--repeat and --sentences must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    import bleustream
+
+    load_before = os.getloadavg()
+    reports, ok = [], True
+    for length in LENGTHS:
+        report, equal = bench_size(args.sentences, length, args.repeat, bool(args.callgrind))
+        reports.append(report)
+        ok &= equal
+    meta = {
+        **machine(),
+        "kernels": bleustream.KERNELS,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
+    if args.json:
+        print(json.dumps({**meta, "sizes": reports, "ok": ok}, indent=2))
+    else:
+        print(f"kernels: {meta['kernels']}, load average before {load_before[0]:.2f}, ", end="")
+        print(f"after {meta['load_after'][0]:.2f} ({meta['cpus']} CPUs)")
+        for report in reports:
+            print()
+            print(format_report(report))
+    if not ok:
+        print("bench_token_bleu: the numbers differ", file=sys.stderr)
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -246,9 +246,9 @@ def test_which_runs_read_in_blocks(
     options = RunOptions((spec("bleu"),), refs=refs, inputs=inputs, jobs=2, **extra)  # type: ignore[arg-type]
     policy = BadLinePolicy(options.skip_bad_lines)
     with open(corpus / "hyp", "rb") as stdin:
-        _, sources = text_items(options, stdin, policy)
+        _, sources = text_items(options.reading, stdin, policy)
         try:
-            tasks = block_tasks(options, sources, _Here())  # type: ignore[arg-type]
+            tasks = block_tasks(options.reading, sources, _Here())  # type: ignore[arg-type]
             assert (tasks is not None) == in_blocks
             if tasks is not None:
                 assert len(list(tasks)) == -(-SEGMENTS // blocks.BLOCK_LINES)

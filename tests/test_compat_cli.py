@@ -348,8 +348,9 @@ def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
         ("-t", "wmt17", "-l", "en-de", "-d", "-f", "json", "-m", "chrf", "bleu"),
         ("-t", "wmt17", "-l", "en-de", "-d", "-ci", "-cin", "10", "-f", "text"),
         ("-t", "wmt17", "-l", "en-de", "-d", "-sl", "-b", "-f", "text"),
+        ("-t", "wmt17", "-l", "en-de", "-d", "-f", "latex", "-m", "chrf", "bleu"),
     ],
-    ids=["bleu", "three-metrics", "score-only", "score-only-three", "json", "ci", "sl"],
+    ids=["bleu", "three-metrics", "score-only", "score-only-three", "json", "ci", "sl", "latex"],
 )
 def test_detail_is_sacrebleus(cache: Path, args: tuple[str, ...]) -> None:
     """-d: after the scores, each origlang's (and domain's) as SacreBLEU prints them;
@@ -415,6 +416,20 @@ def test_detail_without_a_test_set_scores_and_says_so_in_bleustreams_mode(data: 
     alone = bleustream("ref", "-i", A, "-b", "-d", cwd=data)
     assert (alone.returncode, alone.stdout) == (0, plain.stdout)
     assert alone.stderr == b"bleustream: --detail (-d): no test set (-t), so no parts to score\n"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "tsv", "stats"])
+def test_detail_is_refused_where_its_text_lines_would_break_the_format(
+    cache: Path, fmt: str
+) -> None:
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    env = {"SACREBLEU": str(cache)}
+    ours = bleustream("-t", "wmt17", "-l", "en-de", "-d", "-f", fmt, "-i", hyp, cwd=cache, env=env)
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert ours.stderr.decode() == (
+        f"bleustream: --detail (-d) adds SacreBLEU's text lines: not with -f {fmt} "
+        "(use -f text or json)\n"
+    )
 
 
 def test_detail_of_several_systems_is_refused_in_bleustreams_mode(data: Path) -> None:

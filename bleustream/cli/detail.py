@@ -46,6 +46,11 @@ def check(options: dict[str, Any]) -> bool:
         raise UsageError("--detail (-d) scores the parts of one system's test set: one system")
     if options["sentence_level"] or options["every"]:
         raise UsageError("--detail (-d) adds corpus scores: not with -sl or --every")
+    if options["format"] in ("jsonl", "tsv", "stats"):
+        raise UsageError(
+            f"--detail (-d) adds SacreBLEU's text lines: not with -f {options['format']} "
+            "(use -f text or json)"
+        )
     if options["format"] == "json":
         options["format"] = "text"  # SacreBLEU's: the parts would break the JSON
     return True

@@ -171,7 +171,7 @@ class BLEUScore(Score):
     first, as SacreBLEU reports them), ``precisions`` percentages.
 
     ``of_stats`` makes one from its statistics without SacreBLEU's seven
-    arguments; the C kernel ``bleu_scores`` (``_native_scores.c``) makes
+    arguments; the C kernel ``bleu_scores`` (``_native/scores.c``) makes
     the same objects, attribute for attribute: a change here is a change
     there.
     """

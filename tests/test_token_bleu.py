@@ -10,7 +10,11 @@ compiled ones, the C rows are also compared with the pure twin's directly.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from array import array
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -223,6 +227,20 @@ def test_other_containers() -> None:
     assert_bits(got, want)
     # ids as NumPy scalars in lists
     assert_bits(bleustream.token_bleu([list(np.array(h)) for h in hyps], refs), want)
+
+
+def test_the_guides_example_prints_what_it_says() -> None:
+    """The guide's token_bleu example prints the scores its comment shows,
+    which are SacreBLEU's for the ids as words."""
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text("utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", guide, re.M | re.S)
+    (block,) = [b for b in blocks if "token_bleu(" in b]
+    shown = re.search(r"^print\(list\(scores\)\)  # (.*)$", block, re.M)
+    assert shown is not None
+    run = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == shown.group(1)
+    want, _ = oracle([[12, 7, 99, 4, 31], [5, 6, 7, 8, 9, 10]], [[[12, 7, 99, 4, 2], [5, 6, 7, 8]]])
+    assert shown.group(1) == str(want)
 
 
 def test_empty_batch() -> None:

@@ -11,7 +11,8 @@ The layers, lowest first (docs/design.md draws the same map):
     scorer, run                      the streaming API and the record loop
     analysis                         compare-mt's analyses, on the same layers as run
     api, dataset, utils              the functions of the facade, SacreBLEU's test sets
-    cli, engines, hf                 the shell, the engines' tasks, the evaluate module
+    cli, engines, hf, rewards        the shell, the engines' tasks, the evaluate module,
+                                     the training loops' reward functions
     __init__, __main__               the facade and ``python -m``
 
 Every import counts, at module level or inside a function: an import put
@@ -79,9 +80,14 @@ ALLOWED: Mapping[str, frozenset[str]] = {
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
         | {"run", "api", "analysis"}
     ),
+    # The reward functions of TRL and verl are on the api.
+    "rewards": frozenset(
+        {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
+        | {"run", "api", "analysis"}
+    ),
     "facade": frozenset(
         {"base", "tokenizers", "metrics", "inputs", "output", "significance", "parallel", "scorer"}
-        | {"run", "api", "cli", "engines", "hf", "analysis"}
+        | {"run", "api", "cli", "engines", "hf", "analysis", "rewards"}
     ),
 }
 

@@ -156,7 +156,7 @@ def test_counts_file_and_training_corpus(files: tuple[Path, Path, Path], tmp_pat
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-f", "stats"], "--analyze writes -f text, tsv, json, latex, not -f stats"),
+        (["-f", "jsonl"], "--analyze writes -f text, tsv, json, latex, stats, not -f jsonl"),
         (["-m", "chrf"], "--analyze: the analyses need BLEU among the metrics"),
         (["--length-edges", "10:5"], "edges must increase"),
         (["--ngram-orders", "0:3"], "orders must be LOW:HIGH"),
@@ -255,3 +255,93 @@ def test_the_report_is_rewritten_every_n_segments(tmp_path: Path) -> None:
     assert json.loads(out)["segments"] == 25
     assert "<p>25 segments;" in page.read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["live.html"]
+
+
+def write_parts(folder: Path, lines: tuple[list[str], ...], cuts: list[int]) -> list[Path]:
+    """The corpus cut into parts, each a folder with ref.txt, a.txt, b.txt."""
+    bounds = [0, *cuts, len(lines[0])]
+    folders = []
+    for k, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+        part = folder / f"part{k}"
+        part.mkdir()
+        for name, text in zip(("ref.txt", "a.txt", "b.txt"), lines):
+            (part / name).write_text("".join(x + "\n" for x in text[lo:hi]), encoding="utf-8")
+        folders.append(part)
+    return folders
+
+
+def analyzed(folder: Path, *args: object) -> bytes:
+    proc = run(folder / "ref.txt", "-i", folder / "a.txt", folder / "b.txt", "--analyze", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert_clean_stderr(proc)
+    return proc.stdout
+
+
+def test_two_workers_and_shards_give_one_process_document(tmp_path: Path) -> None:
+    """-j 2 (batches of 1000 segments) and shards written with -f stats and
+    merged give the JSON document of one process, byte for byte."""
+    lines = corpus(2300)
+    (tmp_path / "whole").mkdir()
+    (whole,) = write_parts(tmp_path / "whole", lines, [])
+    args = ("-m", "bleu", "chrf", "ter", "--analyze-n", "40", "--examples", "4")
+    one = analyzed(whole, *args, "-f", "json")
+    assert json.loads(one)["segments"] == 2300
+    assert analyzed(whole, *args, "-f", "json", "-j", "2") == one
+    (tmp_path / "shards").mkdir()
+    parts = write_parts(tmp_path / "shards", lines, [700, 1500])
+    records = []
+    for part in parts:
+        record = analyzed(part, *args, "-f", "stats")
+        path = part / "analysis.stats"
+        path.write_bytes(record)
+        records.append(path)
+    merged = run("--input-format", "stats", "--analyze", *records, *args, "-f", "json")
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout == one
+    piped = run(
+        "--input-format",
+        "stats",
+        "--analyze",
+        *args,
+        "-f",
+        "json",
+        input=b"".join(p.read_bytes() for p in records),
+    )
+    assert piped.stdout == one
+
+
+def test_shards_without_intervals_differ_only_in_the_running_points(tmp_path: Path) -> None:
+    """With --analyze-n 0 nothing per segment is kept: a shard does not know
+    where it starts, so its running points fall elsewhere (docs/analysis.md)."""
+    lines = corpus(500)
+    (tmp_path / "whole").mkdir()
+    (whole,) = write_parts(tmp_path / "whole", lines, [])
+    one = json.loads(analyzed(whole, "--analyze-n", "0", "-f", "json"))
+    (tmp_path / "shards").mkdir()
+    records = []
+    for part in write_parts(tmp_path / "shards", lines, [123]):
+        path = part / "analysis.stats"
+        path.write_bytes(analyzed(part, "--analyze-n", "0", "-f", "stats"))
+        records.append(path)
+    merged = json.loads(
+        run(
+            "--input-format", "stats", "--analyze", *records, "--analyze-n", "0", "-f", "json"
+        ).stdout
+    )
+    assert [k for k in one if one[k] != merged[k]] == ["running"]
+    assert merged["running"]["points"][-1] == one["running"]["points"][-1]
+
+
+def test_parts_counted_otherwise_do_not_merge(tmp_path: Path) -> None:
+    lines = corpus(40)
+    parts = write_parts(tmp_path, lines, [20])
+    records = []
+    for part, edges in zip(parts, ("10:20", "10:30")):
+        path = part / "analysis.stats"
+        path.write_bytes(analyzed(part, "--length-edges", edges, "-f", "stats"))
+        records.append(path)
+    proc = run("--input-format", "stats", "--analyze", *records, "--length-edges", "10:20")
+    assert proc.returncode == 65
+    assert_clean_stderr(proc)
+    (line,) = proc.stderr.decode().splitlines()
+    assert f"{records[1]}:1: not an analysis record to merge: counted with length_edges" in line

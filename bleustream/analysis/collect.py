@@ -24,7 +24,7 @@ from typing import Any
 
 from bleustream.analysis.examples import TopExamples
 from bleustream.analysis.ngrams import NgramMatches
-from bleustream.analysis.running import RunningScores
+from bleustream.analysis.running import RunningScores, from_rows, step_for
 from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.words import WordTally
 from bleustream.metrics import bleu
@@ -46,7 +46,11 @@ class Analyzer:
     """Every analysis of one stream of segments, one segment at a time."""
 
     def __init__(
-        self, specs: Sequence[Spec], names: Sequence[str], settings: AnalysisSettings
+        self,
+        specs: Sequence[Spec],
+        names: Sequence[str],
+        settings: AnalysisSettings,
+        offset: int = 0,
     ) -> None:
         if not names:
             raise ValueError("an analysis needs at least one system")
@@ -59,6 +63,9 @@ class Analyzer:
         self._sentence_settings = bleu.sentence_settings(bleu_settings)
         systems = len(self.names)
         self.counter = Counter(self.specs, systems)
+        # Segments of the whole stream before this part's first (-j N's
+        # workers know it; a shard read back does not, and counts from 0).
+        self.offset = offset
         self.segments = 0
         self.nrefs: set[int] = set()
         zero = tuple(spec.zero() for spec in self.specs)
@@ -79,6 +86,7 @@ class Analyzer:
         self.ngrams = NgramMatches(systems, low, high)
         self.examples = [TopExamples(settings.examples) for _ in range(systems - 1)]
         self.running = RunningScores()
+        self.merged = False  # parts were merged into this one
 
     @property
     def systems(self) -> int:
@@ -95,7 +103,7 @@ class Analyzer:
         """One segment; ``rows`` are its statistics when counted elsewhere."""
         if rows is None:
             rows = self.counter.count(hyps, refs)
-        index = self.segments
+        index = self.offset + self.segments
         self.segments += 1
         self.nrefs.add(len(refs))
         self.totals = [tuple(map(add_rows, t, r)) for t, r in zip(self.totals, rows)]
@@ -123,7 +131,7 @@ class Analyzer:
         self.ngrams.add(ref_words, hyp_words)
         for s, kept in enumerate(self.examples, start=1):
             kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
-        self.running.add(self.segments, self.totals, self.specs)
+        self.running.add(self.offset + self.segments, self.totals)
 
     @staticmethod
     def _bucket_values(
@@ -136,6 +144,62 @@ class Analyzer:
             "length_diff": [len(h) - ref_len for h in hyp_words],
             "sentence_bleu": list(sentence),
         }
+
+    def merge(self, other: Analyzer) -> None:
+        """Adds the analysis of the segments that follow this one's (a worker's
+        part, a shard read back), as if they had been added here."""
+        if (other.specs, other.settings) != (self.specs, self.settings):
+            raise ValueError("the parts were analyzed with other metrics or settings")
+        if len(other.names) != len(self.names):  # the first part names the systems
+            raise ValueError(f"{len(other.names)} systems, not {len(self.names)}")
+        if (self.store is None) != (other.store is None):
+            raise ValueError("one part kept each segment's statistics and the other did not")
+        expected = self.offset + self.segments
+        shift = expected - other.offset  # 0 when the part knew where it began
+        before = self.totals
+        self.segments += other.segments
+        self.nrefs |= other.nrefs
+        self.totals = [tuple(map(add_rows, a, b)) for a, b in zip(self.totals, other.totals)]
+        for kind in SENTENCE_KINDS:
+            for b, count in enumerate(other.bucket_segments[kind]):
+                self.bucket_segments[kind][b] += count
+                mine, theirs = self.bucket_rows[kind][b], other.bucket_rows[kind][b]
+                self.bucket_rows[kind][b] = [
+                    tuple(map(add_rows, a, c)) for a, c in zip(mine, theirs)
+                ]
+            for s, counts in enumerate(other.own_counts[kind]):
+                for b, count in enumerate(counts):
+                    self.own_counts[kind][s][b] += count
+            if self.keys is not None and other.keys is not None:
+                self.keys[kind].extend(other.keys[kind])
+        if self.store is not None and other.store is not None:
+            self.store.extend(other.store)
+        self.words.merge(other.words)
+        self.ngrams.merge(other.ngrams)
+        for mine_examples, theirs_examples in zip(self.examples, other.examples):
+            mine_examples.merge(theirs_examples, shift)
+        self.running.merge(other.running, shift, before)
+        self.merged = True
+
+    def resum(self) -> None:
+        """With every segment's statistics kept: the sums made again from them
+        in input order, as one process adds them (float statistics, TER's
+        lengths, add up the same only in the same order)."""
+        if self.store is None or self.keys is None or not self.segments:
+            return
+        matrices = [[m.tolist() for m in per] for per in self.store.matrices(self.specs)]
+        zero = tuple(spec.zero() for spec in self.specs)
+        totals = [zero] * self.systems
+        buckets = {k: [[zero] * self.systems for _ in range(len(e))] for k, e in self.edges.items()}
+        for i in range(self.segments):
+            rows = [[per[k][i] for k in range(len(self.specs))] for per in matrices]
+            totals = [tuple(map(add_rows, t, r)) for t, r in zip(totals, rows)]
+            for kind, keys in self.keys.items():
+                summed = buckets[kind][keys[i]]
+                buckets[kind][keys[i]] = [tuple(map(add_rows, t, r)) for t, r in zip(summed, rows)]
+        self.totals, self.bucket_rows = totals, buckets
+        self.running.points = from_rows(self.store.matrices(self.specs), self.segments)
+        self.running.step = step_for(self.segments)
 
     def segment_matrices(self) -> list[list[Any]]:
         """Per system and metric, every segment's statistics (numpy arrays)."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from bleustream._version import __version__
 from bleustream.analysis.collect import Analyzer
+from bleustream.analysis.running import listed
 from bleustream.analysis.settings import SENTENCE_KINDS
 from bleustream.analysis.words import f_measure
 from bleustream.metrics.bootstrap import (
@@ -46,6 +47,8 @@ def _row_scorer(spec: Spec) -> Any:
 def build(an: Analyzer) -> dict[str, Any]:
     """The document of everything the analyzer has seen."""
     settings = an.settings
+    if an.merged:
+        an.resum()
     np = require_numpy("--analyze's intervals") if settings.samples > 0 else None
     matrices = an.segment_matrices() if np is not None and an.segments else None
     labels = [spec.label for spec in an.specs]
@@ -86,7 +89,7 @@ def build(an: Analyzer) -> dict[str, Any]:
     }
     doc["running"] = {
         "metrics": labels,
-        "points": an.running.listed(an.segments, an.totals, an.specs),
+        "points": listed(an.running.points, an.offset + an.segments, an.totals, an.specs),
     }
     return doc
 

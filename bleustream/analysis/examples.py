@@ -33,7 +33,6 @@ class Example:
         src, ref, base, system = self.texts
         return {
             "segment": self.index + 1,
-            "line": self.line,
             "difference": self.difference,
             "baseline_score": self.baseline_score,
             "system_score": self.system_score,
@@ -74,10 +73,11 @@ class TopExamples:
             else:
                 heapq.heapreplace(heap, example)
 
-    def merge(self, other: TopExamples) -> None:
-        for example in [*other.better, *other.worse]:
+    def merge(self, other: TopExamples, shift: int = 0) -> None:
+        """Adds another part's examples (its segments numbered ``shift`` later)."""
+        for example in sorted([*other.better, *other.worse], key=lambda e: e.index):
             self.add(
-                example.index,
+                example.index + shift,
                 example.line,
                 (example.baseline_score, example.system_score),
                 example.texts,

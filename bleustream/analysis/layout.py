@@ -110,7 +110,7 @@ def _example_text(doc: Mapping[str, Any], width: int) -> list[str]:
             ]
             for x in compared[key]:
                 out.append(
-                    f"segment {x['segment']} (line {x['line']}): "
+                    f"segment {x['segment']}: "
                     f"{_num(x['baseline_score'], width)} -> {_num(x['system_score'], width)}"
                 )
                 if x["source"] is not None:

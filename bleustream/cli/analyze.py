@@ -10,22 +10,32 @@ rewrites every N segments while the input is read.
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from itertools import islice
 from typing import Any, BinaryIO
 
 from bleustream.analysis import AnalysisSettings, Analyzer, build, parse_edges
 from bleustream.analysis.buckets import Edges
+from bleustream.analysis.collect import bleu_index
 from bleustream.analysis.layout import latex, text, tsv
+from bleustream.analysis.report import require_matplotlib, write_report
+from bleustream.analysis.state import analyze_part, from_record, specs_of, to_record
 from bleustream.analysis.words import count_lines, read_counts
 from bleustream.errors import InputError, OpenError, UsageError
 from bleustream.inputs.items import items_of_segments, text_items
 from bleustream.inputs.lines import BadLinePolicy
+from bleustream.metrics import bleu
 from bleustream.metrics.protocol import parse_seed
+from bleustream.metrics.registry import Spec
 from bleustream.run import Output, RunOptions
 
-FORMATS = ("text", "tsv", "json", "latex")
+FORMATS = ("text", "tsv", "json", "latex", "stats")
+BATCH = 1000  # segments a worker analyzes at a time (-j N)
 
 
 def settings_of(
@@ -99,40 +109,26 @@ def run(
     fmt = run_options.format
     if fmt not in FORMATS:
         raise UsageError(f"--analyze writes -f {', '.join(FORMATS)}, not -f {fmt}")
-    if run_options.jobs > 1:
-        raise UsageError("--analyze runs in one process: give -j 1")
-    if run_options.input_format == "stats":
-        raise UsageError("--analyze reads text, not statistics records")
-    names = system_names(run_options)
-    specs = run_options.specs
-    try:
-        analyzer = Analyzer(specs, names, AnalysisSettings())
-    except ValueError as exc:
-        raise UsageError(f"--analyze: {exc}") from None
-    settings = settings_of(options, analyzer.tokenize)
-    analyzer = Analyzer(specs, names, settings)
     page, every = options["report"], options.get("report_every", 0)
     if page is not None:
-        from bleustream.analysis.report import require_matplotlib, write_report
-
         require_matplotlib()  # before reading: a missing extra is said at once
-    policy = BadLinePolicy(run_options.skip_bad_lines, report)
-    segments, sources = text_items(run_options.reading, stdin, policy)
-    src = _sources(options["src"])
-    try:
-        for item in items_of_segments(segments, run_options.reading, sources, policy):
-            line = next(src, StopIteration)
-            if line is StopIteration:
-                raise InputError("fewer source lines than segments", options["src"], item.line)
-            analyzer.add(item.hyps, item.refs, line, item.line)  # type: ignore[arg-type]
-            if page is not None and every and analyzer.segments % every == 0:
-                write_report(build(analyzer), page)
-    finally:
-        for source in sources:
-            source.close()
-        src.close()
+    reading = run_options.input_format == "stats"
+    specs = run_options.specs
+    if not reading:
+        try:
+            bleu_index(specs)
+        except ValueError as exc:
+            raise UsageError(f"--analyze: {exc}") from None
+    settings = settings_of(options, _words_of(specs))
+    if reading:
+        analyzer = _read_parts(run_options, settings, stdin)
+    else:
+        analyzer = _analyze_text(run_options, options, settings, stdin, report, (page, every))
     if not analyzer.segments:
         raise InputError("no segment to analyze")
+    if fmt == "stats":
+        Output(stdout).write(json.dumps(to_record(analyzer), ensure_ascii=False) + "\n")
+        return 0
     doc = build(analyzer)
     if page is not None:
         write_report(doc, page)
@@ -144,3 +140,132 @@ def run(
     }[fmt]()
     Output(stdout).write(out)
     return 0
+
+
+def _words_of(specs: Sequence[Spec]) -> Callable[[str], list[str]]:
+    """BLEU's tokenizer (a training corpus's words are BLEU's tokens)."""
+    for spec in specs:
+        if spec.name == "bleu":
+            return bleu.preprocess(spec.settings)
+    return str.split
+
+
+def _analyze_text(
+    run_options: RunOptions,
+    options: Mapping[str, Any],
+    settings: AnalysisSettings,
+    stdin: BinaryIO | None,
+    report: Callable[[str], None],
+    live: tuple[str | None, int],
+) -> Analyzer:
+    """The analysis of text input, read as a run reads it; with ``live``
+    (a page and N), the page rewritten every N segments."""
+    page, every = live
+    names = system_names(run_options)
+    analyzer = Analyzer(run_options.specs, names, settings)
+    policy = BadLinePolicy(run_options.skip_bad_lines, report)
+    segments, sources = text_items(run_options.reading, stdin, policy)
+    src = _sources(options["src"])
+    try:
+        items = items_of_segments(segments, run_options.reading, sources, policy)
+        segments_read = _with_sources(items, src, options["src"])
+        if run_options.jobs > 1:
+            _in_workers(analyzer, segments_read, run_options.jobs, page, every)
+        else:
+            for hyps, refs, line_src, line in segments_read:
+                analyzer.add(hyps, refs, line_src, line)
+                if page is not None and every and analyzer.segments % every == 0:
+                    write_report(build(analyzer), page)
+    finally:
+        for source in sources:
+            source.close()
+        src.close()
+    return analyzer
+
+
+Segment = tuple[tuple[str, ...], Sequence[str], "str | None", int]
+
+
+def _with_sources(
+    items: Iterator[Any], src: Iterator[str | None], name: str | None
+) -> Iterator[Segment]:
+    """Each segment's hypotheses, references, source (``--src``) and line."""
+    for item in items:
+        line = next(src, StopIteration)
+        if line is StopIteration:
+            raise InputError("fewer source lines than segments", name, item.line)
+        yield item.hyps, item.refs, line, item.line  # type: ignore[misc]
+
+
+def _in_workers(
+    analyzer: Analyzer, segments: Iterator[Segment], jobs: int, page: str | None, every: int
+) -> None:
+    """``-j N``: batches of segments analyzed by N worker processes, their
+    records merged in input order (the same document as one process)."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    # Word frequencies count at the end, in this process: the workers need none.
+    settings = replace(analyzer.settings, frequencies=None)
+    specs, names = analyzer.specs, analyzer.names
+    pending: deque[Future[dict[str, Any]]] = deque()
+    offset = 0
+
+    def merge_one() -> None:
+        record = pending.popleft().result()
+        before = analyzer.segments
+        analyzer.merge(from_record(record, settings, specs))
+        if page is not None and every and analyzer.segments // every > before // every:
+            write_report(build(analyzer), page)
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        while True:
+            batch = list(islice(segments, BATCH))
+            if not batch:
+                break
+            pending.append(pool.submit(analyze_part, specs, names, settings, offset, batch))
+            offset += len(batch)
+            while len(pending) > 2 * jobs:
+                merge_one()
+        while pending:
+            merge_one()
+
+
+def _read_parts(
+    run_options: RunOptions, settings: AnalysisSettings, stdin: BinaryIO | None
+) -> Analyzer:
+    """``--input-format stats``: analysis records (``--analyze -f stats``) of
+    the parts of a stream, from the operands (or stdin) in order, merged."""
+    paths = list(run_options.refs) or ["-"]
+    merged: Analyzer | None = None
+    for path in paths:
+        for number, record in _records(path, stdin):
+            try:
+                part = from_record(record, settings, specs_of(record))
+                if merged is None:
+                    merged = part
+                else:
+                    merged.merge(part)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(f"not an analysis record to merge: {exc}", path, number) from None
+    if merged is None:
+        raise InputError("no analysis record to merge")
+    return merged
+
+
+def _records(path: str, stdin: BinaryIO | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    if path == "-":
+        if stdin is None:
+            raise InputError("standard input is closed")
+        stream: Any = io.TextIOWrapper(stdin, encoding="utf-8")
+    else:
+        stream = _opened(path)
+    with stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError:
+                raise InputError("not a JSON record", path, number) from None

@@ -66,6 +66,36 @@ class SegmentStore:
                 numbers.extend(row)
         self.segments += 1
 
+    def extend(self, other: SegmentStore) -> None:
+        """Adds another store's segments after these (a shard's, a worker's)."""
+        for kept, theirs in zip(self._arrays, other._arrays):
+            for index, numbers in enumerate(theirs):
+                if numbers is None:
+                    continue
+                if kept[index] is None:
+                    kept[index] = array(numbers.typecode)
+                mine = kept[index]
+                assert mine is not None
+                if mine.typecode != numbers.typecode:  # TER's lengths: whole, then not
+                    kept[index] = mine = array("d", mine)
+                    numbers = array("d", numbers)
+                mine.extend(numbers)
+        self.segments += other.segments
+
+    def state(self) -> list[list[tuple[str, list[Any]] | None]]:
+        """The kept numbers as plain lists (type code, numbers), to write out."""
+        return [
+            [None if a is None else (a.typecode, a.tolist()) for a in kept] for kept in self._arrays
+        ]
+
+    @classmethod
+    def from_state(cls, state: Sequence[Sequence[Any]], segments: int) -> SegmentStore:
+        """A store from ``state()``'s lists."""
+        store = cls(len(state), len(state[0]) if state else 0)
+        store._arrays = [[None if x is None else array(x[0], x[1]) for x in kept] for kept in state]
+        store.segments = segments
+        return store
+
     def bytes_per_segment(self) -> int:
         """What one segment costs, over every system and metric."""
         if not self.segments:

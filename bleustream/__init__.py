@@ -20,6 +20,8 @@ a whole process (``bleustream.dropin``).
 On a cluster, ``bleustream.engines`` splits a run into tasks for Dask, Ray or
 Spark (see ``examples/``); ``evaluate_module_path()`` is the Hugging Face
 ``evaluate`` module: ``evaluate.load(bleustream.evaluate_module_path(), "bleu")``.
+In a training loop, ``bleustream.rewards`` has the reward functions TRL's
+trainers and verl take (``rewards.bleu``, ``rewards.chrf``, ``rewards.ter``).
 
 ``KERNELS`` says which kernels count n-grams in this process: ``"compiled"``
 (the C extension) or ``"python"`` (no extension, or ``BLEUSTREAM_PUREPYTHON=1``);
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
         dataset,
         engines,
         metrics,
+        rewards,
         significance,
         tokenizers,
         utils,
@@ -90,6 +93,7 @@ __all__ = [
     "install_as_sacrebleu",
     "metrics",
     "raw_corpus_bleu",
+    "rewards",
     "scores",
     "sentence_bleu",
     "sentence_chrf",
@@ -109,7 +113,8 @@ __all__ = [
 # line, which imports this package first, loads only what a run needs.
 # Modules, loaded as attributes (``bleustream.compat.sentence_bleu``).
 _MODULES = frozenset(
-    {"compat", "dataset", "engines", "metrics", "significance", "tokenizers", "utils", "version"}
+    {"compat", "dataset", "engines", "metrics", "rewards", "significance", "tokenizers"}
+    | {"utils", "version"}
 )
 # SacreBLEU's other top-level names, from the module of the same role.
 _ELSEWHERE = {

@@ -10,6 +10,7 @@ compiled ones, the C rows are also compared with the pure twin's directly.
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import sys
@@ -241,6 +242,45 @@ def test_the_guides_example_prints_what_it_says() -> None:
     assert run.stdout.strip() == shown.group(1)
     want, _ = oracle([[12, 7, 99, 4, 31], [5, 6, 7, 8, 9, 10]], [[[12, 7, 99, 4, 2], [5, 6, 7, 8]]])
     assert shown.group(1) == str(want)
+
+
+def extra_requirements() -> set[str]:
+    """The names of the packages the ``test`` extra installs."""
+    toml = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    extra = toml.loads(pyproject.read_text("utf-8"))["project"]["optional-dependencies"]["test"]
+    return {re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0] for requirement in extra}
+
+
+# PyTorch tensors come in through __array__: always with a class of the
+# test's own, and with real CPU tensors wherever the test extra installs PyTorch.
+TENSOR_KINDS = ["array-only", *(["torch"] if "torch" in extra_requirements() else [])]
+
+
+@pytest.mark.parametrize("kind", TENSOR_KINDS)
+def test_tensors(kind: str) -> None:
+    hyps = [[3, 4, 5, 6, 7], [8, 9, 8, 9]]
+    refs = [[[3, 4, 5, 6], [8, 9, 8, 9, 8]]]
+    want, want_corpus = oracle(hyps, refs)
+    if kind == "torch":
+        torch = importlib.import_module("torch")
+
+        def tensor(values: Any, dtype: str) -> Any:
+            return torch.tensor(np.asarray(values), dtype=getattr(torch, dtype))
+    else:
+
+        def tensor(values: Any, dtype: str) -> Any:
+            return ArrayOnly(np.asarray(values, dtype=dtype))
+
+    hyp_ids = tensor([[3, 4, 5, 6, 7], [8, 9, 8, 9, 0]], "int64")
+    ref_ids = tensor([[3, 4, 5, 6, 0], [8, 9, 8, 9, 8]], "int32")
+    got = bleustream.token_bleu(hyp_ids, [ref_ids], pad_id=0, corpus=True)
+    assert_bits(got.scores, want)
+    assert float.hex(got.corpus) == float.hex(want_corpus)
+    got_lengths = bleustream.token_bleu(
+        hyp_ids, [ref_ids], lengths=tensor([5, 4], "int64"), ref_lengths=[[4, 5]]
+    )
+    assert_bits(got_lengths, want)
 
 
 def test_empty_batch() -> None:

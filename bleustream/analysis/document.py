@@ -191,11 +191,11 @@ def _word_accuracy(an: Analyzer, np: Any) -> dict[str, Any]:
     settings = an.settings
     edges = settings.frequency_edges
     nb = len(edges)
-    word_buckets = an.words.buckets_of_words(edges, settings.frequencies)
-    totals = an.words.bucket_totals(word_buckets, nb)
+    bucket = an.words.bucket_of(edges, settings.frequencies)
+    totals = an.words.bucket_totals(bucket, nb)
     intervals = None
     if np is not None and an.segments:
-        matrix = an.words.segment_matrix(np, word_buckets, nb)
+        matrix = an.words.segment_matrix(np, bucket, nb)
         intervals = _word_intervals(np, an, matrix)
     buckets = []
     for b, label in enumerate(edges.labels):

@@ -15,6 +15,7 @@ least once, so memory follows the matched n-grams, not the segments.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -42,7 +43,12 @@ class NgramMatches:
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         ref_counts = ngrams_of(ref, self.low, self.high)
         for kept, hyp in zip(self.matches, hyps):
-            kept.update(ngrams_of(hyp, self.low, self.high) & ref_counts)  # the smaller count
+            counts = ngrams_of(hyp, self.low, self.high)
+            common = {}
+            for gram in counts.keys() & ref_counts.keys():
+                a, b = counts[gram], ref_counts[gram]
+                common[gram] = a if a < b else b
+            kept.update(common)
 
     def merge(self, other: NgramMatches) -> None:
         for mine, theirs in zip(self.matches, other.matches):
@@ -58,11 +64,9 @@ class NgramMatches:
         for gram in a.keys() | b.keys():
             x, y = a.get(gram, 0), b.get(gram, 0)
             ranked.append(((x + alpha) / (x + y + 2 * alpha), x + y, " ".join(gram), x, y))
-        ranked.sort(key=lambda r: (-r[0], -r[1], r[2]))
-        better = [_entry(r) for r in ranked[:top]]
-        ranked.sort(key=lambda r: (r[0], -r[1], r[2]))
-        worse = [_entry(r) for r in ranked[:top]]
-        return better, worse
+        better = heapq.nsmallest(top, ranked, key=lambda r: (-r[0], -r[1], r[2]))
+        worse = heapq.nsmallest(top, ranked, key=lambda r: (r[0], -r[1], r[2]))
+        return [_entry(r) for r in better], [_entry(r) for r in worse]
 
 
 def _entry(ranked: tuple[float, int, str, int, int]) -> dict[str, Any]:

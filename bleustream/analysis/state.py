@@ -49,7 +49,6 @@ def counted_settings(settings: AnalysisSettings) -> dict[str, Any]:
 
 def to_record(an: Analyzer) -> dict[str, Any]:
     """Everything ``an`` has counted, as plain JSON data."""
-    words = an.words
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -73,12 +72,7 @@ def to_record(an: Analyzer) -> dict[str, Any]:
             for kind in SENTENCE_KINDS
         },
         "store": None if an.store is None else an.store.state(),
-        "words": {
-            "words": words.words,
-            "totals": words.totals.tolist(),
-            "segment_rows": None if words.segment_rows is None else words.segment_rows.tolist(),
-            "segment_ends": None if words.segment_ends is None else words.segment_ends.tolist(),
-        },
+        "words": an.words.state(),
         "ngrams": [[[list(g), n] for g, n in kept.items()] for kept in an.ngrams.matches],
         "examples": [[_example(e) for e in [*kept.better, *kept.worse]] for kept in an.examples],
         "running": {
@@ -124,13 +118,7 @@ def from_record(
             an.keys[kind].extend(part["keys"])
     if record["store"] is not None:
         an.store = SegmentStore.from_state(record["store"], record["segments"])
-    words = record["words"]
-    an.words.words = list(words["words"])
-    an.words.ids = {w: i for i, w in enumerate(an.words.words)}
-    an.words.totals.extend(words["totals"])
-    if an.words.segment_rows is not None and an.words.segment_ends is not None:
-        an.words.segment_rows.extend(words["segment_rows"])
-        an.words.segment_ends.extend(words["segment_ends"])
+    an.words.load(record["words"])
     an.ngrams.matches = [Counter({tuple(g): n for g, n in kept}) for kept in record["ngrams"]]
     for kept, examples in zip(an.examples, record["examples"]):
         for index, line, base, system, texts in sorted(examples):

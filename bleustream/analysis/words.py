@@ -58,91 +58,104 @@ class WordTally:
 
     def __init__(self, systems: int, keep_segments: bool) -> None:
         self.systems = systems
+        self.ref: Counter[str] = Counter()
+        self.out: list[Counter[str]] = [Counter() for _ in range(systems)]
+        self.matches: list[Counter[str]] = [Counter() for _ in range(systems)]
+        # With segments kept: per segment its distinct words, each an id
+        # (``words``) followed by ref, then out and matches of each system.
+        self.width = 1 + 2 * systems
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
-        # Per word id: ref, then out and matches of each system (1 + 2S numbers).
-        self.width = 1 + 2 * systems
-        self.totals = array("q")
-        # Per segment, its distinct words: id followed by the width numbers.
         self.segment_rows: array[int] | None = array("q") if keep_segments else None
         self.segment_ends: array[int] | None = array("q") if keep_segments else None
-
-    def _id(self, word: str) -> int:
-        found = self.ids.get(word)
-        if found is None:
-            found = self.ids[word] = len(self.words)
-            self.words.append(word)
-            self.totals.extend((0,) * self.width)
-        return found
 
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         """One segment: its (first) reference's words and each system's."""
         ref_counts = Counter(ref)
-        width = self.width
-        per_word: dict[str, list[int]] = {}
-        for word, count in ref_counts.items():
-            entry = per_word[word] = [0] * width
-            entry[0] = count
-        for s, hyp in enumerate(hyps):
-            at = 1 + 2 * s
-            for word, count in Counter(hyp).items():
-                entry = per_word.get(word)
-                if entry is None:
-                    entry = per_word[word] = [0] * width
-                entry[at] = count
-                in_ref = entry[0]
-                entry[at + 1] = count if count < in_ref else in_ref
-        totals, kept, ids = self.totals, self.segment_rows, self.ids
-        for word, entry in per_word.items():
+        self.ref.update(ref)
+        matched = []
+        for out, matches, hyp in zip(self.out, self.matches, hyps):
+            out.update(hyp)
+            counts = Counter(hyp)
+            common = {}
+            for word in counts.keys() & ref_counts.keys():
+                a, b = counts[word], ref_counts[word]
+                common[word] = a if a < b else b
+            matches.update(common)
+            matched.append((counts, common))
+        if self.segment_rows is not None:
+            self._keep(ref_counts, matched)
+
+    def _keep(
+        self, ref_counts: Counter[str], matched: list[tuple[Counter[str], dict[str, int]]]
+    ) -> None:
+        assert self.segment_rows is not None and self.segment_ends is not None
+        distinct = set(ref_counts)
+        for counts, _ in matched:
+            distinct.update(counts)
+        ids, kept = self.ids, self.segment_rows
+        for word in distinct:
             word_id = ids.get(word)
             if word_id is None:
-                word_id = self._id(word)
-            at = word_id * width
-            totals[at : at + width] = array("q", map(int.__add__, totals[at : at + width], entry))
-            if kept is not None:
-                kept.append(word_id)
-                kept.extend(entry)
-        if self.segment_ends is not None and kept is not None:
-            self.segment_ends.append(len(kept))
+                word_id = ids[word] = len(self.words)
+                self.words.append(word)
+            entry = [word_id, ref_counts.get(word, 0)]
+            for counts, common in matched:
+                entry += (counts.get(word, 0), common.get(word, 0))
+            kept.extend(entry)
+        self.segment_ends.append(len(kept))
 
     def merge(self, other: WordTally) -> None:
         """Adds another tally's words (segments after this one's)."""
-        width = self.width
-        remap = [self._id(word) for word in other.words]
-        for old, new in enumerate(remap):
-            for j in range(width):
-                self.totals[new * width + j] += other.totals[old * width + j]
-        if self.segment_rows is not None and other.segment_rows is not None:
-            assert self.segment_ends is not None and other.segment_ends is not None
-            base = len(self.segment_rows)
-            rows = other.segment_rows
-            for at in range(0, len(rows), width + 1):
-                self.segment_rows.append(remap[rows[at]])
-                self.segment_rows.extend(rows[at + 1 : at + 1 + width])
-            self.segment_ends.extend(end + base for end in other.segment_ends)
+        self.ref.update(other.ref)
+        for mine, theirs in zip(self.out + self.matches, other.out + other.matches):
+            mine.update(theirs)
+        if self.segment_rows is None or other.segment_rows is None:
+            return
+        assert self.segment_ends is not None and other.segment_ends is not None
+        remap = []
+        for word in other.words:
+            word_id = self.ids.get(word)
+            if word_id is None:
+                word_id = self.ids[word] = len(self.words)
+                self.words.append(word)
+            remap.append(word_id)
+        base = len(self.segment_rows)
+        rows, step = other.segment_rows, self.width + 1
+        for at in range(0, len(rows), step):
+            self.segment_rows.append(remap[rows[at]])
+            self.segment_rows.extend(rows[at + 1 : at + step])
+        self.segment_ends.extend(end + base for end in other.segment_ends)
 
-    def reference_counts(self) -> dict[str, int]:
-        width = self.width
-        return {word: self.totals[i * width] for i, word in enumerate(self.words)}
+    def reference_counts(self) -> Mapping[str, int]:
+        return self.ref
 
-    def buckets_of_words(self, edges: Edges, counts: Mapping[str, int] | None) -> list[int]:
-        """Each word id's bucket: its frequency in ``counts`` (or the references)."""
-        if counts is None:
-            counts = self.reference_counts()
-        return [edges.index(counts.get(word, 0)) for word in self.words]
+    def bucket_of(self, edges: Edges, counts: Mapping[str, int] | None) -> Any:
+        """A word's bucket: its frequency in ``counts`` (or the references)."""
+        table = self.ref if counts is None else counts
+        cache: dict[str, int] = {}
 
-    def bucket_totals(self, buckets: Sequence[int], nbuckets: int) -> list[list[int]]:
+        def bucket(word: str) -> int:
+            found = cache.get(word)
+            if found is None:
+                found = cache[word] = edges.index(table.get(word, 0))
+            return found
+
+        return bucket
+
+    def bucket_totals(self, bucket: Any, nbuckets: int) -> list[list[int]]:
         """Per bucket: ref, then out and matches of each system."""
-        width = self.width
-        out = [[0] * width for _ in range(nbuckets)]
-        for word_id, bucket in enumerate(buckets):
-            row = out[bucket]
-            at = word_id * width
-            for j in range(width):
-                row[j] += self.totals[at + j]
+        out = [[0] * self.width for _ in range(nbuckets)]
+        for word, count in self.ref.items():
+            out[bucket(word)][0] += count
+        for s in range(self.systems):
+            for word, count in self.out[s].items():
+                out[bucket(word)][1 + 2 * s] += count
+            for word, count in self.matches[s].items():
+                out[bucket(word)][2 + 2 * s] += count
         return out
 
-    def segment_matrix(self, np: Any, buckets: Sequence[int], nbuckets: int) -> Any:
+    def segment_matrix(self, np: Any, bucket: Any, nbuckets: int) -> Any:
         """Per segment and bucket, the width numbers: (segments, buckets, width)."""
         assert self.segment_rows is not None and self.segment_ends is not None
         width = self.width
@@ -151,7 +164,29 @@ class WordTally:
         segments = len(ends)
         counts = np.diff(np.concatenate([[0], ends]))
         segment_of = np.repeat(np.arange(segments), counts)
-        bucket_of = np.asarray(buckets, dtype=np.int64)[rows[:, 0]]
+        buckets = np.asarray([bucket(word) for word in self.words], dtype=np.int64)
         matrix = np.zeros((segments, nbuckets, width), dtype=np.int64)
-        np.add.at(matrix, (segment_of, bucket_of), rows[:, 1:])
+        np.add.at(matrix, (segment_of, buckets[rows[:, 0]]), rows[:, 1:])
         return matrix
+
+    def state(self) -> dict[str, Any]:
+        """As plain JSON data (``from_state`` reads it back)."""
+        kept = self.segment_rows is not None and self.segment_ends is not None
+        return {
+            "ref": dict(self.ref),
+            "out": [dict(c) for c in self.out],
+            "matches": [dict(c) for c in self.matches],
+            "words": self.words,
+            "segment_rows": self.segment_rows.tolist() if kept else None,  # type: ignore[union-attr]
+            "segment_ends": self.segment_ends.tolist() if kept else None,  # type: ignore[union-attr]
+        }
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        self.ref = Counter(state["ref"])
+        self.out = [Counter(c) for c in state["out"]]
+        self.matches = [Counter(c) for c in state["matches"]]
+        self.words = list(state["words"])
+        self.ids = {word: i for i, word in enumerate(self.words)}
+        if self.segment_rows is not None and self.segment_ends is not None:
+            self.segment_rows.extend(state["segment_rows"])
+            self.segment_ends.extend(state["segment_ends"])

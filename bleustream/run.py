@@ -52,7 +52,12 @@ from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
 from bleustream.metrics.counting import Counter
 from bleustream.metrics.registry import Spec, is_corpus_wide, metric_of
-from bleustream.output.partial import unmarkable_because, withheld_lines
+from bleustream.output.partial import (
+    partial_input,
+    partial_input_message,
+    unmarkable_because,
+    withheld_lines,
+)
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import (
     FORMATTERS,
@@ -313,11 +318,11 @@ def run(
             from bleustream.inputs.nist_records import are_nist_records
             from bleustream.inputs.stats_items import ReadBack, chunks_to_items, stats_items
 
-            segments, sources = stats_items(options.reading, stdin, policy)
+            state.read = ReadBack(options.specs)
+            segments, sources = stats_items(options.reading, stdin, policy, state.read.partial_at)
             if nist_asked or are_nist_records(sources):  # NIST's records are tables
                 nist_options = replace(options, specs=(_default_spec("nist"),))
                 return _run_corpus_wide(nist_options, stdin, stdout, report, (sources, policy))
-            state.read = ReadBack(options.specs)
             items = chunks_to_items(segments, options.reading, state.read)
             # The metrics come from the first record: read it before the header.
             first = next(items, None)
@@ -459,7 +464,11 @@ def run(
             finals = _finals(state, scorer, store, policy.count, unpaired)
             text = "" if started else header(fmt, ctx)
             final = final_text(fmt, ctx, finals, options.test, options.stdin_systems > 1)
-            if state.partial:
+            read_partial = state.read.partial_at if state.read else []
+            if read_partial:
+                say(partial_input_message(read_partial))
+                status = status if status != EXIT_OK else EXIT_DATAERR
+            if state.partial or read_partial:
                 final = _marked_or_withheld(say, fmt, ctx, final, finals, scorer.segments)
             out.write(text + final)
     finally:
@@ -616,7 +625,7 @@ def _finals(
 
         results = run_test(test, specs, system_names(state.systems), store)
     read_partial, read_skipped = (
-        (state.read.partial, state.read.skipped) if state.read else (False, 0)
+        (partial_input(state.read.partial_at), state.read.skipped) if state.read else (None, 0)
     )
     finals = []
     for index, system in enumerate(state.systems):
@@ -627,7 +636,8 @@ def _finals(
                 tuple(scorer.raw_scores(index)),
                 scorer.segments,
                 system=system,
-                partial=state.partial or read_partial,
+                partial=state.partial or read_partial is not None,
+                partial_input=read_partial,
                 skipped=skipped + read_skipped,
                 unpaired=unpaired,
                 results=tuple(per_metric) if per_metric else None,
@@ -825,6 +835,8 @@ def _say_sacrebleu_log(say: Report, state: _State) -> None:
     options, test = state.options, state.options.test
     if not options.sacrebleu_log or len(state.systems) < 2 or options.sentence_level:
         return
+    if state.partial:  # SacreBLEU, interrupted, has not got so far
+        return
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
     paired = test if test is not None and test.paired else None
@@ -863,6 +875,8 @@ def _json_document(
     mark = None
     if finals[0].partial and not ctx.compat:
         mark = {"partial": True, "segments": finals[0].segments}
+        if finals[0].partial_input is not None:
+            mark["partial_input"] = finals[0].partial_input
     if len(finals) > 1:
         names = _table_names([r.system for r in finals], test, named_baseline)
         order = _systems_order(ctx, test)
@@ -960,9 +974,10 @@ def _run_corpus_wide(
     policy = BadLinePolicy(options.skip_bad_lines, report) if opened is None else opened[1]
     systems = _systems(options)
     status, partial = EXIT_OK, False
+    read_partial: list[tuple[str, int]] = []  # records of an interrupted run read back
     try:
         if options.input_format == "stats":
-            corpus, names, settings = _nist_read_back(options, stdin, policy, opened)
+            corpus, names, settings, read_partial = _nist_read_back(options, stdin, policy, opened)
             if names is not None:
                 systems = names
             counted, where, docs = None, [], {}
@@ -992,10 +1007,16 @@ def _run_corpus_wide(
             f"skipped {count_of(policy.count, 'bad line')}; the score covers "
             f"{count_of(segments, 'segment')}"
         )
+    if read_partial:
+        report(partial_input_message(read_partial))
+        status = status if status != EXIT_OK else EXIT_DATAERR
+    where = partial_input(read_partial)
     if options.format == "stats":
         out = []
         for index, system in enumerate(systems):
-            record = _nist_record(corpus, index, spec, system, partial, policy.count)
+            record = _nist_record(
+                corpus, index, spec, system, partial or bool(read_partial), policy.count
+            )
             out.append(json.dumps(record, ensure_ascii=False) + "\n")
         return _write_whole(stdout, "".join(out), status)
     formatter = FORMATTERS[options.format]
@@ -1008,7 +1029,8 @@ def _run_corpus_wide(
             for index, system in enumerate(systems):
                 row = nist.weighted_row(counted[index][position], corpus.table, cache)
                 record = _segment_record(item, (spec.sentence_score(row),), system)
-                lines.append(formatter(replace(record, partial=partial), ctx))
+                marked = replace(record, partial=partial or bool(read_partial), partial_input=where)
+                lines.append(formatter(marked, ctx))
     for doc in sorted(docs):  # mteval's order of the documents: their ids' string order
         for index, system in enumerate(systems):
             counts = docs[doc][index]
@@ -1020,6 +1042,7 @@ def _run_corpus_wide(
                 id=doc,
                 system=system,
                 partial=partial,
+                partial_input=where,
             )
             lines.append(formatter(record, ctx))
     finals = [
@@ -1028,14 +1051,15 @@ def _run_corpus_wide(
             (spec.score(row),),
             segments,
             system=system,
-            partial=partial,
+            partial=partial or bool(read_partial),
+            partial_input=where,
             skipped=policy.count,
         )
         for system, row in zip(systems, corpus.rows())
     ]
     lines.append(final_text(options.format, ctx, finals, None))
     text = "".join(lines)
-    if partial:
+    if partial or read_partial:
         text = _marked_or_withheld(
             report, options.format, ctx, text, finals, segments, at_the_end=True
         )
@@ -1147,10 +1171,11 @@ def _nist_read_back(
     stdin: BinaryIO | None,
     policy: BadLinePolicy,
     opened: tuple[list[LineSource], BadLinePolicy] | None,
-) -> tuple[Any, list[str | int | None] | None, Any]:
+) -> tuple[Any, list[str | int | None] | None, Any, list[tuple[str, int]]]:
     """NIST statistics read back: every record's tables merged, per system
-    (the systems named by the records, in the order first seen), and the
-    settings the records carry."""
+    (the systems named by the records, in the order first seen), the
+    settings the records carry, and where records of an interrupted run
+    were read."""
     from bleustream.inputs.items import open_stats
     from bleustream.inputs.nist_records import NistRecords
     from bleustream.metrics import nist
@@ -1168,7 +1193,7 @@ def _nist_read_back(
     settings = records.settings or options.specs[0].settings
     if corpus is None:
         corpus = nist.NistCorpus.empty(settings.order, 1)
-    return corpus, names, settings
+    return corpus, names, settings, records.partial_at
 
 
 def _nist_record(

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Callable
 
-from bleustream._version import __version__
 from bleustream.kernels import native
 from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
@@ -30,7 +29,8 @@ from bleustream.metrics.protocol import (
     totals_problem,
     whole_counts,
 )
-from bleustream.metrics.scores import BLEUScore
+from bleustream.metrics.scores import SIGNATURE_VERSION, BLEUScore
+from bleustream.metrics.scores import BLEUSignature as BLEUSignature  # SacreBLEU's name here
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
@@ -229,7 +229,7 @@ def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
     }
     if settings.max_order != DEFAULT_MAX_ORDER:
         fields["order"] = str(settings.max_order)
-    fields["version"] = f"bleustream-{__version__}"
+    fields["version"] = SIGNATURE_VERSION
     return fields
 
 
@@ -688,9 +688,10 @@ sum_lines = None if native is None else c_sum_lines
 score_objects = None if native is None else c_score_objects
 
 
-# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above) and
-# ``BLEU`` (``from bleustream.metrics.bleu import BLEU``), loaded when first
-# asked for, from the module of the classes, which imports this one.
+# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` and ``BLEUSignature``
+# (imported above), and ``BLEU`` (``from bleustream.metrics.bleu import BLEU``),
+# loaded when first asked for, from the module of the classes, which imports
+# this one.
 def __getattr__(name: str) -> Any:
     if name == "BLEU":
         from bleustream.metrics.metric_classes import BLEU

@@ -55,7 +55,6 @@ from functools import partial
 from itertools import compress
 from typing import Any, Callable
 
-from bleustream._version import __version__
 from bleustream.kernels import native
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
@@ -66,7 +65,8 @@ from bleustream.metrics.protocol import (
     totals_problem,
     whole_counts,
 )
-from bleustream.metrics.scores import CHRFScore
+from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
+from bleustream.metrics.scores import CHRFSignature as CHRFSignature  # SacreBLEU's name here
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -720,7 +720,7 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "nc": str(settings.char_order),
         "nw": str(settings.word_order),
         "space": "yes" if settings.whitespace else "no",
-        "version": f"bleustream-{__version__}",
+        "version": SIGNATURE_VERSION,
     }
 
 
@@ -794,9 +794,10 @@ count_lines = None if native is None else c_count_lines
 score_objects = None if native is None else c_score_objects
 
 
-# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above) and
-# ``CHRF`` (``from bleustream.metrics.chrf import CHRF``), loaded when first
-# asked for, from the module of the classes, which imports this one.
+# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` and ``CHRFSignature``
+# (imported above), and ``CHRF`` (``from bleustream.metrics.chrf import CHRF``),
+# loaded when first asked for, from the module of the classes, which imports
+# this one.
 def __getattr__(name: str) -> Any:
     if name == "CHRF":
         from bleustream.metrics.metric_classes import CHRF

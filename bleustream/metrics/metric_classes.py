@@ -14,7 +14,7 @@ only then).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, ClassVar
@@ -29,7 +29,7 @@ from bleustream.metrics.arguments import (
 )
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
-from bleustream.metrics.scores import BLEUScore, Score, Signature
+from bleustream.metrics.scores import SIGNATURE_VERSION, BLEUScore, Score, Signature
 from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
 
 
@@ -155,7 +155,8 @@ class Metric:
         self._scoring = scoring(self.NAME, settings)
         self._prefix = f"{type(self).__name__}: "
         self._ref_cache: list[Any] | None = None
-        self._nrefs: int | str | None = None
+        # References per segment of the last scoring (``var`` when it varied).
+        self.num_refs: int | str | None = None
         self._force = True
         self.n_bootstrap: int | None = None
         self.seed: str | None = None
@@ -167,15 +168,10 @@ class Metric:
         """The metric with its settings, as ``Scorer`` and ``bleustream.spec`` take it."""
         return self._scoring.spec
 
-    @property
-    def num_refs(self) -> int | str | None:
-        """References per segment of the last scoring (``var`` when it varied)."""
-        return self._nrefs
-
     def _cache_references(self, references: Sequence[Sequence[str]]) -> list[Any]:
         first = references[0] if is_sequence(references) and references else ()
         check_references(self._prefix, references, len(first) if is_sequence(first) else 0)
-        cache, self._nrefs = self._scoring.prepared(references)
+        cache, self.num_refs = self._scoring.prepared(references)
         return cache
 
     def corpus_score(
@@ -217,7 +213,7 @@ class Metric:
         check_hypotheses(prefix, hypotheses)
         if references:
             check_references(prefix, references, len(hypotheses))
-            total, self._nrefs = self._scoring.corpus(hypotheses, references, rows=rows)
+            total, self.num_refs = self._scoring.corpus(hypotheses, references, rows=rows)
         elif self._ref_cache:
             if len(self._ref_cache) != len(hypotheses):
                 raise ValueError(
@@ -234,14 +230,14 @@ class Metric:
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The score of one hypothesis against its references."""
         check_sentence(self._prefix, hypothesis, references)
-        self._nrefs = len(references)
+        self.num_refs = len(references)
         return self._scoring.sentence(hypothesis, references)
 
     def get_signature(self) -> Signature:
         """The signature of the settings and of the last scoring's references."""
-        if self._nrefs is None:
+        if self.num_refs is None:
             raise ValueError("Number of references unknown, please evaluate the metric first.")
-        return self.spec.signature_object(self._nrefs, bs=self.n_bootstrap, seed=self.seed)
+        return self.spec.signature_object(self.num_refs, bs=self.n_bootstrap, seed=self.seed)
 
     def _warn_tokenized(self, hypotheses: Sequence[str]) -> None:
         if sum(hyp.endswith(" .") for hyp in hypotheses) >= 100:
@@ -410,6 +406,28 @@ class TER(Metric):
 
 # The class of each registered metric.
 CLASSES: dict[str, type[Metric]] = {cls.NAME: cls for cls in (BLEU, CHRF, TER)}
+
+
+def signature_of_args(
+    name: str, args: Mapping[str, Any], nrefs: int | str
+) -> tuple[dict[str, Any], Mapping[str, str]]:
+    """The signature fields and short names of metric ``name`` (``""``: the
+    common fields alone) with the settings in ``args``, a metric's attributes
+    as SacreBLEU's ``Signature(args)`` takes them."""
+    if not name:
+        return {"nrefs": str(nrefs), "version": SIGNATURE_VERSION}, {}
+    cls = CLASSES[name]
+    settings = {key: args[key] for key in cls.SETTINGS if key in args and key != "force"}
+    made_by = args.get("tokenizer_signature")  # SacreBLEU's objects name no tokenizer
+    if "tokenize" in cls.SETTINGS and settings.get("tokenize") is None and made_by:
+        settings["tokenize"] = "none"
+    if settings.get("tokenize") is not None:
+        settings.pop("trg_lang", None)  # it only picks the tokenizer
+    scored = cls(**settings).spec
+    fields: dict[str, Any] = dict(scored.signature(nrefs))
+    if made_by and "tok" in fields:
+        fields["tok"] = made_by
+    return fields, scored.metric.SIGNATURE_SHORT
 
 
 def spec(metric: str, **settings: Any) -> Spec:

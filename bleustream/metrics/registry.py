@@ -15,7 +15,7 @@ from typing import Any
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
 from bleustream.metrics.protocol import Metric, Option, Row
-from bleustream.metrics.scores import Score, Signature
+from bleustream.metrics.scores import SIGNATURE_TYPES, Score, Signature
 
 METRICS: dict[str, Metric] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]
@@ -62,8 +62,10 @@ class Spec:
         return self.metric.signature(self.settings, nrefs)
 
     def signature_object(self, nrefs: int | str, **extra: Any) -> Signature:
-        """SacreBLEU's signature object, with fields such as ``bs`` and ``seed`` added."""
-        signature = Signature(self.signature(nrefs), self.metric.SIGNATURE_SHORT)
+        """SacreBLEU's signature object (``BLEUSignature``... for its metrics),
+        with fields such as ``bs`` and ``seed`` added."""
+        cls = SIGNATURE_TYPES.get(self.name, Signature)
+        signature = cls.of_fields(self.signature(nrefs), self.metric.SIGNATURE_SHORT)
         for key, value in extra.items():
             signature.update(key, value)
         return signature

@@ -9,8 +9,10 @@ tuple), and ``signature``, the signature text of the settings and number of
 references that made the score (empty when the number of references is
 unknown).
 
-``Signature`` is SacreBLEU's signature object: ``format(short=False)``,
-``update``, ``info``; ``str()`` is the long form.
+``Signature`` is SacreBLEU's signature object (``format(short=False)``,
+``update``, ``info``; ``str()`` is the long form), and ``BLEUSignature``,
+``CHRFSignature`` and ``TERSignature`` its subclasses, which a metric's
+``get_signature()`` returns.
 
 Pure: these classes compute nothing from text.  A metric module turns its
 own score into one of them (``score_object`` in ``protocol``).
@@ -21,6 +23,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from bleustream._version import __version__
+
+# The ``version`` field of every bleustream signature.
+SIGNATURE_VERSION = f"bleustream-{__version__}"
 
 # Short names of the fields every signature may hold (SacreBLEU's
 # ``Signature._abbr``); each metric module adds its own (``SIGNATURE_SHORT``).
@@ -40,16 +47,54 @@ COMMON_SHORT = {
 # metric's own (``None`` ones are left out of the text).
 _COMMON_ORDER = ("version", "nrefs", "bs", "ar", "seed", "test", "lang", "origlang", "subset")
 
+# A metric's attributes that SacreBLEU's ``Signature(args)`` reads into the
+# common fields, by field.
+_COMMON_ARGS = {
+    "bs": "n_bootstrap",
+    "seed": "seed",
+    "test": "test_set",
+    "lang": "langpair",
+    "origlang": "origlang",
+    "subset": "subset",
+}
+
 
 class Signature:
     """A reproducibility signature, as SacreBLEU's ``Signature``.
 
-    ``fields`` are a metric's signature fields in order (``nrefs`` first,
-    ``version`` last, as ``protocol``'s ``signature`` gives them);
-    ``short_names`` the metric's abbreviations for ``format(short=True)``.
+    ``Signature(args)`` takes what SacreBLEU's does: a metric's attributes
+    (``vars(metric)``, of bleustream's metric classes or SacreBLEU's), with
+    ``num_refs`` set by a scoring (-1 or ``"var"``: it varied); a subclass
+    (``BLEUSignature``...) adds its metric's fields, as that metric's
+    module writes them.  ``of_fields`` makes one from a metric module's
+    fields (``nrefs`` first, ``version`` last) and short names.
+    ``format(short=False)``, ``update`` and ``info`` are SacreBLEU's;
+    ``str()`` is the long form.
     """
 
-    def __init__(self, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> None:
+    METRIC = ""  # the registry name of the metric whose fields a subclass holds
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        if "num_refs" not in args or args["num_refs"] is None:
+            raise ValueError("Number of references unknown, please evaluate the metric first.")
+        nrefs = args["num_refs"]
+        nrefs = "var" if nrefs == -1 else nrefs
+        from bleustream.metrics.metric_classes import signature_of_args
+
+        fields, short_names = signature_of_args(self.METRIC, args, nrefs)
+        self._set(fields, short_names)
+        for key, name in _COMMON_ARGS.items():
+            if args.get(name) is not None:
+                self.info[key] = args[name]
+
+    @classmethod
+    def of_fields(cls, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> Signature:
+        """The signature of a metric module's ``signature`` fields."""
+        self = object.__new__(cls)
+        self._set(fields, short_names)
+        return self
+
+    def _set(self, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> None:
         self._abbr = {**COMMON_SHORT, **short_names}
         self.info: dict[str, Any] = dict.fromkeys(_COMMON_ORDER)
         self.info.update(fields)
@@ -77,6 +122,33 @@ class Signature:
 
     def __repr__(self) -> str:
         return self.format()
+
+
+class BLEUSignature(Signature):
+    """BLEU's signature, as SacreBLEU's ``BLEUSignature`` (``case``, ``eff``,
+    ``tok``, ``smooth``)."""
+
+    METRIC = "bleu"
+
+
+class CHRFSignature(Signature):
+    """chrF's signature, as SacreBLEU's ``CHRFSignature`` (``case``, ``eff``,
+    ``nc``, ``nw``, ``space``)."""
+
+    METRIC = "chrf"
+
+
+class TERSignature(Signature):
+    """TER's signature, as SacreBLEU's ``TERSignature`` (``case``, ``tok``,
+    ``norm``, ``punct``, ``asian``)."""
+
+    METRIC = "ter"
+
+
+# The signature class of each metric that SacreBLEU has (by registry name).
+SIGNATURE_TYPES: dict[str, type[Signature]] = {
+    cls.METRIC: cls for cls in (BLEUSignature, CHRFSignature, TERSignature)
+}
 
 
 class Score:

@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream._version import __version__
 from bleustream.metrics.protocol import (
     MAX_COUNT,
     Option,
@@ -31,7 +30,8 @@ from bleustream.metrics.protocol import (
     is_whole,
     option_values,
 )
-from bleustream.metrics.scores import TERScore
+from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
+from bleustream.metrics.scores import TERSignature as TERSignature  # SacreBLEU's name here
 from bleustream.metrics.tercom import Reference, count_edits, prepare_reference
 from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.tercom import tercom_tokenizer
@@ -237,7 +237,7 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
         "norm": "yes" if settings.normalized else "no",
         "punct": "no" if settings.no_punct else "yes",
         "asian": "yes" if settings.asian_support else "no",
-        "version": f"bleustream-{__version__}",
+        "version": SIGNATURE_VERSION,
     }
 
 
@@ -277,9 +277,10 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     return ter_rows(sums, settings)
 
 
-# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` (imported above) and
-# ``TER`` (``from bleustream.metrics.ter import TER``), loaded when first
-# asked for, from the module of the classes, which imports this one.
+# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` and ``TERSignature``
+# (imported above), and ``TER`` (``from bleustream.metrics.ter import TER``),
+# loaded when first asked for, from the module of the classes, which imports
+# this one.
 def __getattr__(name: str) -> Any:
     if name == "TER":
         from bleustream.metrics.metric_classes import TER

@@ -12,12 +12,15 @@ tokens are SacreBLEU's:
 
 The packages are optional: they are imported, and the tagger made, the
 first time a line is tokenized (or the signature is asked for), once per
-process.  A missing package is a ``UsageError`` naming the extra to install.
+process.  A missing package is a ``UsageError`` naming the extra to install
+(for SacreBLEU's classes, ``tokenizer_ja_mecab`` and ``tokenizer_ko_mecab``,
+SacreBLEU's ``RuntimeError(FAIL_MESSAGE)``, naming bleustream's extra).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -35,6 +38,7 @@ class MecabSpec:
     extra: str  # bleustream's optional extra that installs both
     dictionary_size: int  # SacreBLEU's check that the dictionary is the right one
     signature_suffix: str  # SacreBLEU's signature: name-version-suffix
+    language: str  # the language's name, as SacreBLEU's FAIL_MESSAGE says it
 
 
 JA = MecabSpec(
@@ -45,6 +49,7 @@ JA = MecabSpec(
     extra="ja",
     dictionary_size=392126,
     signature_suffix="-IPA",
+    language="Japanese",
 )
 KO = MecabSpec(
     name="ko-mecab",
@@ -54,6 +59,7 @@ KO = MecabSpec(
     extra="ko",
     dictionary_size=811795,
     signature_suffix="-KO",
+    language="Korean",
 )
 SPECS = {spec.name: spec for spec in (JA, KO)}
 
@@ -94,6 +100,25 @@ def tagger(name: str) -> Any:
     if found is None:
         found = _TAGGERS[name] = _make_tagger(SPECS[name])
     return found
+
+
+def fail_message(name: str) -> str:
+    """SacreBLEU's ``FAIL_MESSAGE`` of tokenizer ``name``, naming bleustream's extra."""
+    spec = SPECS[name]
+    return (
+        f"\n{spec.language} tokenization requires extra dependencies, "
+        "but you do not have them installed.\nPlease install them like so.\n\n"
+        f"    pip install bleustream[{spec.extra}]\n"
+    )
+
+
+def sacrebleu_tagger(name: str) -> Any:
+    """``tagger(name)`` for SacreBLEU's tokenizer classes, which raise
+    ``RuntimeError(FAIL_MESSAGE)`` when the packages are missing."""
+    spec = SPECS[name]
+    if any(importlib.util.find_spec(module) is None for module in (spec.module, spec.dictionary)):
+        raise RuntimeError(fail_message(name))
+    return tagger(name)
 
 
 def _parse(name: str, line: str) -> list[str]:

@@ -30,19 +30,26 @@ class SpmModel:
 
     name: str  # the tokenizer's name, as -tok takes it
     signature: str  # what SacreBLEU's signature says
-    file_name: str  # the basename of SacreBLEU's download address
+    url: str  # where SacreBLEU downloads the model from
+
+    @property
+    def file_name(self) -> str:
+        """The model's file in SacreBLEU's cache: the basename of its address."""
+        return self.url.rsplit("/", 1)[-1]
 
 
+_FLORES101 = "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model"
 MODELS = {
     model.name: model
     for model in (
-        # https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model
-        SpmModel("flores101", "flores101", "sacrebleu_tokenizer_spm.model"),
-        SpmModel("spm", "flores101", "sacrebleu_tokenizer_spm.model"),
-        # https://tinyurl.com/flores200sacrebleuspm
-        SpmModel("flores200", "flores200", "flores200sacrebleuspm"),
-        # https://www.dlnlp.ai/spBLEU-1K/spbleu-1k_tokenizer_spm.model
-        SpmModel("spBLEU-1K", "spBLEU-1K", "spbleu-1k_tokenizer_spm.model"),
+        SpmModel("flores101", "flores101", _FLORES101),
+        SpmModel("spm", "flores101", _FLORES101),
+        SpmModel("flores200", "flores200", "https://tinyurl.com/flores200sacrebleuspm"),
+        SpmModel(
+            "spBLEU-1K",
+            "spBLEU-1K",
+            "https://www.dlnlp.ai/spBLEU-1K/spbleu-1k_tokenizer_spm.model",
+        ),
     )
 }
 

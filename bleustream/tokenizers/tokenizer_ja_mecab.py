@@ -1,20 +1,24 @@
 """SacreBLEU's ``tokenizers.tokenizer_ja_mecab``: ``TokenizerJaMecab``, on
 bleustream's ``ja-mecab`` (the ``ja`` extra; the tagger is made, and a
-missing package reported, when the tokenizer is made)."""
+missing package raised as ``RuntimeError(FAIL_MESSAGE)``, when the tokenizer
+is made)."""
 
 from __future__ import annotations
 
 from bleustream.tokenizers import mecab
 from bleustream.tokenizers.tokenizer_base import BaseTokenizer
 
-__all__ = ["TokenizerJaMecab"]
+__all__ = ["FAIL_MESSAGE", "TokenizerJaMecab"]
+
+# What the tokenizer raises (a RuntimeError) when its packages are missing.
+FAIL_MESSAGE = mecab.fail_message("ja-mecab")
 
 
 class TokenizerJaMecab(BaseTokenizer):
     """Japanese words as MeCab with IPAdic cuts them."""
 
     def __init__(self) -> None:
-        self._tagger = mecab.tagger("ja-mecab")
+        self._tagger = mecab.sacrebleu_tagger("ja-mecab")
 
     def __call__(self, line: str) -> str:
         # MeCab's own text, as SacreBLEU returns it (white space other

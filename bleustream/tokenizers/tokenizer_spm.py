@@ -7,7 +7,18 @@ from __future__ import annotations
 from bleustream.tokenizers import spm
 from bleustream.tokenizers.tokenizer_base import Tokens
 
-__all__ = ["Flores101Tokenizer", "Flores200Tokenizer", "TokenizerSPM", "spBLEU1KTokenizer"]
+__all__ = [
+    "SPM_MODELS",
+    "Flores101Tokenizer",
+    "Flores200Tokenizer",
+    "TokenizerSPM",
+    "spBLEU1KTokenizer",
+]
+
+# SacreBLEU's table of the models by key: download address and signature.
+SPM_MODELS = {
+    key: {"url": model.url, "signature": model.signature} for key, model in spm.MODELS.items()
+}
 
 
 class TokenizerSPM(Tokens):

@@ -372,7 +372,11 @@ def paired_bs(
     results = []
     for label, scores in zip(labels, baseline_ci):
         mean, ci = _estimate_ci(np, scores)
-        results.append(Result(baseline.name, label, actual[0][label], mean=mean, ci=ci))
+        results.append(
+            Result(
+                baseline.name, label, actual[0][label], mean=mean, ci=ci, dtype=scores.dtype.name
+            )
+        )
 
     for i, system in enumerate(systems, start=1):
         if shared:
@@ -387,7 +391,15 @@ def paired_bs(
             diff = abs(actual[0][label] - actual[i][label])
             p = _p_value(np, stats, diff)
             results.append(
-                Result(system.name, label, actual[i][label], mean=sys_mean, ci=sys_ci, p_value=p)
+                Result(
+                    system.name,
+                    label,
+                    actual[i][label],
+                    mean=sys_mean,
+                    ci=sys_ci,
+                    p_value=p,
+                    dtype=scores_sys[j].dtype.name,
+                )
             )
     return results
 
@@ -423,17 +435,21 @@ def paired_ar(
     results = []
     for label in labels:
         mean = ci = None
+        dtype = "float64"
         if n_confidence > 0:
             job = (prepare(np, baseline.stats[label]), scorers[label])
             (scores,) = bootstrap_scores(np, seed, n_confidence, [job])
             mean, ci = _estimate_ci(np, scores)
-        results.append(Result(baseline.name, label, actual[0][label], mean=mean, ci=ci))
+            dtype = scores.dtype.name
+        results.append(
+            Result(baseline.name, label, actual[0][label], mean=mean, ci=ci, dtype=dtype)
+        )
 
     # Systems seeded alike draw alike: one pass over the masks for all of them.
     sys_seed = system_seed(seed)
     compared = list(range(1, len(everyone)))
     groups = [compared] if sys_seed is not None else [[i] for i in compared]
-    outcome: dict[int, dict[str, tuple[float, float | None, float | None]]] = {}
+    outcome: dict[int, dict[str, tuple[float, float | None, float | None, str]]] = {}
     for group in groups:
         rng = np.random.default_rng(sys_seed)
         diffs = _ar_differences(
@@ -444,7 +460,7 @@ def paired_ar(
             for label in labels:
                 a, b = (scorers[label](x) for x in per_label[label])
                 diff = abs(actual[0][label] - actual[i][label])
-                outcome[i][label] = (_p_value(np, np.abs(a - b), diff), None, None)
+                outcome[i][label] = (_p_value(np, np.abs(a - b), diff), None, None, "float64")
         if n_confidence > 0:  # drawn after the masks, from the same generator
             jobs = [
                 (prepare(np, everyone[i].stats[label]), scorers[label])
@@ -453,14 +469,17 @@ def paired_ar(
             ]
             sums = resample_sums(np, [p for p, _ in jobs], bootstrap_indices(rng, n, n_confidence))
             for k, (i, label) in enumerate((i, label) for i in group for label in labels):
-                mean, ci = _estimate_ci(np, jobs[k][1](sums[k]))
-                outcome[i][label] = (outcome[i][label][0], mean, ci)
+                scores = jobs[k][1](sums[k])
+                mean, ci = _estimate_ci(np, scores)
+                outcome[i][label] = (outcome[i][label][0], mean, ci, scores.dtype.name)
 
     for i, system in enumerate(systems, start=1):
         for label in labels:
-            p, mean, ci = outcome[i][label]
+            p, mean, ci, dtype = outcome[i][label]
             results.append(
-                Result(system.name, label, actual[i][label], mean=mean, ci=ci, p_value=p)
+                Result(
+                    system.name, label, actual[i][label], mean=mean, ci=ci, p_value=p, dtype=dtype
+                )
             )
     return results
 

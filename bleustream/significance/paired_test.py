@@ -42,14 +42,19 @@ class Result:
         self.ci = ci
 
     def __repr__(self) -> str:
-        return ",".join(f"{key}={value}" for key, value in vars(self).items())
+        # str(), as SacreBLEU's: a numpy float32's format() widens it to a float's digits.
+        return ",".join(f"{key}={value!s}" for key, value in vars(self).items())
 
 
-def estimate_ci(scores: Any) -> tuple[float, float]:
+def estimate_ci(scores: Any) -> tuple[Any, Any]:
     """The mean of resampled scores and half their 95% interval, as
-    SacreBLEU's ``estimate_ci`` computes them (in the scores' dtype)."""
+    SacreBLEU's ``estimate_ci`` computes them and hands them back: numpy
+    scalars of the scores' dtype."""
     np = require_numpy("estimate_ci")
-    return draws._estimate_ci(np, np.asarray(scores))
+    scores = np.asarray(scores)
+    mean, ci = draws._estimate_ci(np, scores)
+    kind = scores.dtype.type if scores.dtype.kind == "f" else np.float64  # as numpy's mean
+    return kind(mean), kind(ci)
 
 
 class PairedTest:
@@ -125,8 +130,13 @@ class PairedTest:
         columns: dict[str, list[Any]] = {"System": [name for name, _ in self.named_systems]}
         for label in self.metrics:
             columns[label] = []
+        np = require_numpy("PairedTest")
         for result in results:
+            # SacreBLEU's mean and interval are numpy scalars: float32 for chrF
+            # and TER, whose float32 text (and JSON failure) differs from a float's.
+            kind = np.dtype(result.dtype).type
+            mean, ci = (None, None) if result.mean is None else (kind(result.mean), kind(result.ci))
             columns[result.metric].append(
-                Result(result.score, p_value=result.p_value, mean=result.mean, ci=result.ci)
+                Result(result.score, p_value=result.p_value, mean=mean, ci=ci)
             )
         return self._signatures, columns

@@ -20,3 +20,6 @@ class Result:
     mean: float | None = None
     ci: float | None = None
     p_value: float | None = None
+    # The numpy type of the resampled scores behind ``mean`` and ``ci``
+    # (SacreBLEU's ``PairedTest`` hands them back as its scalars).
+    dtype: str = "float64"

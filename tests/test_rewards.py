@@ -35,7 +35,12 @@ the pure code directly, on both paths too.
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -443,3 +448,25 @@ def test_sentence_scores_chrf_uses_one_batch_call_with_the_kernels() -> None:
         assert scoring.lines is None and scoring.spec.made_objects is None
     else:
         assert scoring.lines is not None and scoring.spec.made_objects is not None
+
+
+# -- the example: TRL's GRPO trainer with rewards.bleu --------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "trl_grpo_bleu.py"
+
+
+def test_trl_grpo_example_trains_with_the_bleu_reward(tmp_path: Path) -> None:
+    """The example, as a user runs it: two GRPO steps of a tiny model, each
+    logging the mean of rewards.bleu's values, which TRL logs only from
+    what the reward returned."""
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--max-steps", "2", "--output-dir", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    logged = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"step"')]
+    assert [entry["step"] for entry in logged] == [1, 2], done.stdout[-3000:]
+    assert all(0.0 <= entry["bleu_reward"] <= 1.0 for entry in logged)

@@ -12,8 +12,8 @@
     {#name, (PyCFunction)(void (*)(void))bs_##name, METH_FASTCALL | METH_KEYWORDS, doc}
 
 static PyMethodDef bs_methods[] = {
-    BS_METHOD(tokenize_13a, "tokenize_13a(line, /) -> list[str]: tokenizers.tokenize_13a."),
-    BS_METHOD(tokenize_zh, "tokenize_zh(line, /) -> list[str]: tokenizers.tokenize_zh."),
+    BS_METHOD(tokenize_13a, "tokenize_13a(line, /) -> list[str]: registry.py_tokenize_13a."),
+    BS_METHOD(tokenize_zh, "tokenize_zh(line, /) -> list[str]: registry.py_tokenize_zh."),
     BS_METHOD(hyp_row, "hyp_row(hyp, refs, max_order) -> tuple[int, ...]: ngrams.hyp_row."),
     BS_METHOD(hyp_row_13a,
               "hyp_row_13a(line, refs, max_order): hyp_row(tokenize_13a(line), refs, max_order)."),
@@ -21,12 +21,12 @@ static PyMethodDef bs_methods[] = {
               "hyp_row_zh(line, refs, max_order): hyp_row(tokenize_zh(line), refs, max_order)."),
     BS_METHOD(bleu_sum_13a,
               "bleu_sum_13a(hyps, refs, max_order) -> tuple[int, ...]: the sum of the BLEU rows "
-              "of raw lines, right-stripped and 13a-tokenized (bleu.sum_lines_reference)."),
+              "of raw lines, right-stripped and 13a-tokenized (bleu.py_sum_lines)."),
     BS_METHOD(bleu_sum_zh, "bleu_sum_zh(hyps, refs, max_order) -> tuple[int, ...]: bleu_sum_13a "
                            "with the zh tokenizer."),
     BS_METHOD(bleu_rows_13a,
               "bleu_rows_13a(hyps, refs, max_order) -> list[tuple[int, ...]]: each segment's row "
-              "of bleu_sum_13a (bleu.count_lines_reference)."),
+              "of bleu_sum_13a (bleu.py_count_lines)."),
     BS_METHOD(bleu_rows_zh, "bleu_rows_zh(hyps, refs, max_order) -> list[tuple[int, ...]]: "
                             "bleu_rows_13a with the zh tokenizer."),
     BS_METHOD(chrf_ref_rows,
@@ -41,7 +41,7 @@ static PyMethodDef bs_methods[] = {
               "fallback) -> list: each row's chrF score object (chrf.score_objects)."),
     BS_METHOD(split_words, "split_words(line, /) -> list[str]: chrf.split_words."),
     BS_METHOD(past_newlines,
-              "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.past_newlines."),
+              "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.py_past_newlines."),
     BS_METHOD(bleu_scores,
               "bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, "
               "signature, fallback, /) -> list: each row's BLEU score object "

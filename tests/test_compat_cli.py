@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -492,20 +493,25 @@ def test_list_is_sacrebleus_offline_from_an_empty_cache(
     assert list(empty.iterdir()) == []
 
 
-def test_list_of_a_set_whose_files_name_its_fields_is_one_line_offline(tmp_path: Path) -> None:
+def test_list_of_a_set_whose_files_name_its_fields_says_why_offline(tmp_path: Path) -> None:
     """WMT's XML test sets name their fields in their files: SacreBLEU fetches
-    them first (and ends in a traceback offline); bleustream says why in one line."""
+    them first, saying so (and ends in a traceback offline); bleustream says
+    what SacreBLEU says, then why in one line (and only that with -q)."""
     empty = tmp_path / "cache"
     empty.mkdir()
     env = {"SACREBLEU": str(empty), **OFFLINE}
-    theirs = sacrebleu("--list", "-t", "wmt22", "-l", "en-de", cwd=tmp_path, env=env)
+    args = ("--list", "-t", "wmt22", "-l", "en-de")
+    theirs = sacrebleu(*args, cwd=tmp_path, env=env)
     assert theirs.returncode == 1 and b"Traceback" in theirs.stderr
-    ours = bleustream("--list", "-t", "wmt22", "-l", "en-de", cwd=tmp_path, env=env)
+    said = messages(theirs, "sacreBLEU: ")[0]
+    assert said.startswith("Downloading https://")
+    ours = bleustream(*args, cwd=tmp_path, env=env)
     assert (ours.returncode, ours.stdout) == (74, b"")
-    (line,) = ours.stderr.decode().splitlines()
-    assert line.startswith(
-        f"bleustream: test set wmt22/en-de: could not get it into the cache {empty}"
-    )
+    first, why = messages(ours, "bleustream: ")
+    assert first == said
+    assert why.startswith(f"test set wmt22/en-de: could not get it into the cache {empty}")
+    quiet = bleustream(*args, "-q", cwd=tmp_path, env=env)
+    assert (quiet.returncode, messages(quiet, "bleustream: ")) == (74, [why])
 
 
 def test_list_without_the_testsets_extra_is_one_line_naming_it(tmp_path: Path) -> None:
@@ -794,3 +800,150 @@ def test_the_top_level_gives_every_test_set_function_of_utils() -> None:
 
     for name in bleustream.utils.__all__:
         assert getattr(bleustream, name) is getattr(bleustream.utils, name), name
+
+
+# --------------------------------------------------------------------------
+# Streams of different lengths and empty inputs: SacreBLEU's refusal in
+# compat mode (its words on stderr, status 1, nothing on stdout), one line
+# naming the file and line with status 65 in bleustream's own mode
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def uneven(data: Path) -> Path:
+    """``short`` and ``long``: system A with a line less and a line more; ``empty``."""
+    lines = (data / A).read_bytes().splitlines(keepends=True)
+    (data / "short").write_bytes(b"".join(lines[:-1]))
+    (data / "long").write_bytes(b"".join(lines) + lines[0])
+    (data / "empty").write_bytes(b"")
+    return data
+
+
+def first_lines(where: Path, name: str, count: int) -> bytes:
+    return b"".join((where / name).read_bytes().splitlines(keepends=True)[:count])
+
+
+UNEVEN_FILES = {
+    "ref-shorter": ("short", "-i", A),
+    "ref-longer": ("long", "-i", A),
+    "ref-shorter-b": ("short", "-i", A, "-b"),
+    "ref-longer-json": ("long", "-i", A, "-f", "json"),
+    "two-refs-one-shorter": ("ref", "short", "-i", A),
+    "second-system-shorter": ("ref", "-i", A, "short", "-f", "text"),
+    "second-system-longer": ("ref", "-i", A, "long"),
+    "systems-both-off-ref": ("short", "-i", A, B),
+    "paired-bs": ("ref", "-i", A, "short", "-pbs", "-pbsn", "10"),
+    "sl-hyp-longer": ("short", "-i", A, "-sl"),
+    "sl-hyp-shorter": ("ref", "-i", "short", "-sl"),
+    "empty-hyp": ("ref", "-i", "empty"),
+    "empty-hyp-b": ("ref", "-i", "empty", "-b"),
+    "empty-ref": ("empty", "-i", A),
+    "empty-both": ("empty", "-i", "empty"),
+    "empty-second-system": ("ref", "-i", A, "empty"),
+    "empty-second-after-short": ("ref", "-i", "short", "empty"),
+    "empty-first-then-short": ("ref", "-i", "empty", "short"),
+    "jobs": ("short", "-i", A, "-j", "2"),
+}
+
+
+def _same_refusal(
+    theirs: subprocess.CompletedProcess[bytes], ours: subprocess.CompletedProcess[bytes]
+) -> None:
+    """SacreBLEU's refusal: status 1, its last line's words, nothing on stdout."""
+    assert theirs.returncode == 1 and not theirs.stdout, theirs.stderr
+    assert ours.returncode == 1, ours.stderr
+    said = theirs.stderr.decode().splitlines()[-1].removeprefix("sacreBLEU: ")
+    assert ours.stderr.decode().splitlines() == [f"bleustream: {said}"]
+
+
+@pytest.mark.parametrize("args", UNEVEN_FILES.values(), ids=UNEVEN_FILES.keys())
+def test_files_of_different_lengths_are_refused_as_sacrebleu_refuses_them(
+    uneven: Path, args: tuple[str, ...]
+) -> None:
+    theirs = sacrebleu(*args, cwd=uneven)
+    ours = bleustream("--compat", "sacrebleu", *args, cwd=uneven)
+    _same_refusal(theirs, ours)
+    if "-sl" in args:  # the segment lines of both streams are written
+        written = ours.stdout.splitlines()
+        assert len(written) == 299 and all(w.startswith(b"BLEU|") for w in written)
+    else:
+        assert ours.stdout == b""
+
+
+@pytest.mark.parametrize("args", UNEVEN_FILES.values(), ids=UNEVEN_FILES.keys())
+def test_files_of_different_lengths_are_one_line_and_status_65_in_bleustreams_mode(
+    uneven: Path, args: tuple[str, ...]
+) -> None:
+    ours = bleustream(*args, cwd=uneven)
+    assert ours.returncode == 65, ours.stderr
+    (line,) = ours.stderr.decode().splitlines()
+    assert line.startswith("bleustream: ")
+    # The file that ended, and the line where the streams part (an input
+    # that is empty throughout has no line to name).
+    assert any(name in line for name in args if (uneven / name).is_file()), line
+    if args[:3] != ("empty", "-i", "empty"):
+        assert re.search(r"line \d+|:\d+:", line), line
+    if "-sl" not in args:
+        assert ours.stdout == b""
+
+
+UNEVEN_STDIN = {
+    "shorter": (lambda d: first_lines(d, A, 299), ()),
+    "longer": (lambda d: (d / "long").read_bytes(), ()),
+    "longer-b": (lambda d: (d / "long").read_bytes(), ("-b",)),
+    "shorter-sl": (lambda d: first_lines(d, A, 299), ("-sl",)),
+    "longer-sl": (lambda d: (d / "long").read_bytes(), ("-sl",)),
+    "two-systems-shorter": (lambda d: pasted(d, "short", "short"), ("-f", "text")),
+    "two-systems-longer": (lambda d: pasted(d, "long", "long"), ()),
+    "two-systems-longer-uneven-after": (
+        lambda d: pasted(d, "long", "long") + b"one field\n",
+        (),
+    ),
+    "empty": (lambda d: b"", ()),
+    "empty-b": (lambda d: b"", ("-b",)),
+    "empty-sl": (lambda d: b"", ("-sl",)),
+    "jobs": (lambda d: (d / "long").read_bytes(), ("-j", "2")),
+}
+
+
+@pytest.mark.parametrize("made,args", UNEVEN_STDIN.values(), ids=UNEVEN_STDIN.keys())
+def test_stdin_of_another_length_is_refused_as_sacrebleu_refuses_it(
+    uneven: Path, made: Callable[[Path], bytes], args: tuple[str, ...]
+) -> None:
+    stdin = made(uneven)
+    theirs = sacrebleu("ref", *args, cwd=uneven, input=stdin)
+    ours = bleustream("--compat", "sacrebleu", "ref", *args, cwd=uneven, input=stdin)
+    if theirs.returncode == 17:  # an uneven line after the last reference
+        assert ours.returncode == 17 and not ours.stdout
+        return
+    _same_refusal(theirs, ours)
+    if "-sl" in args:  # the segment lines of both streams are written
+        written = ours.stdout.splitlines()
+        assert len(written) in (299, 300) and all(w.startswith(b"BLEU|") for w in written)
+    else:
+        assert ours.stdout == b""
+    mine = bleustream("ref", *args, cwd=uneven, input=stdin)
+    assert mine.returncode == 65, mine.stderr
+    (line,) = mine.stderr.decode().splitlines()
+    assert "<stdin>" in line or "ref" in line, line
+
+
+def test_empty_stdin_against_one_reference_line_is_refused_where_sacrebleu_scores_it(
+    tmp_path: Path,
+) -> None:
+    # SacreBLEU reads an empty stdin as one empty line: documented as a difference.
+    (tmp_path / "one").write_text("a b c\n", encoding="utf-8")
+    theirs = sacrebleu("one", "-b", cwd=tmp_path)
+    assert theirs.returncode == 0 and theirs.stdout.strip() == b"0.0"
+    ours = bleustream("--compat", "sacrebleu", "one", "-b", cwd=tmp_path)
+    assert ours.returncode == 1 and ours.stdout == b""
+    assert (
+        ours.stderr.decode() == "bleustream: System and reference streams have different lengths.\n"
+    )
+
+
+def test_allow_empty_still_scores_an_empty_input_in_compat_mode(uneven: Path) -> None:
+    ours = bleustream(
+        "--compat", "sacrebleu", "empty", "-i", "empty", "-b", "--allow-empty", cwd=uneven
+    )
+    assert ours.returncode == 0 and ours.stdout == b"0.0\n", ours.stderr

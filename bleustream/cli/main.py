@@ -514,6 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             options["detail"] = detail.check(options)
         if testsets.wanted(options):
+            testsets.say_what_sacrebleu_says(options["quiet"])
             testsets.check(options)
             text = testsets.action(options)
             if text is not None:

@@ -201,8 +201,8 @@ TABLE: tuple[Group, ...] = (
                 "quiet",
                 False,
                 kind="bool",
-                help="no warnings on stderr (SacreBLEU's, and the config file found); "
-                "errors still are",
+                help="no warnings or notes on stderr (SacreBLEU's warnings and information "
+                "lines, the config file found); errors still are",
             ),
             Option(
                 ("-nc", "--no-color"),

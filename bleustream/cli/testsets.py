@@ -38,6 +38,26 @@ def wanted(options: dict[str, Any]) -> bool:
     )
 
 
+def say_what_sacrebleu_says(quiet: bool) -> None:
+    """SacreBLEU's information lines while it fetches a test set ("Downloading
+    URL to FILE", "Extracting ..."), on stderr with bleustream's prefix, as
+    SacreBLEU says them; none with ``-q``."""
+    if quiet:
+        return
+    import logging
+
+    from bleustream.cli.options import PROG, to_stderr
+
+    class _Stderr(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            to_stderr(f"{PROG}: {record.getMessage()}\n")
+
+    logger = logging.getLogger("sacrebleu")
+    logger.addHandler(_Stderr())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def cache_dir() -> str:
     return os.environ.get("SACREBLEU", os.path.join(os.path.expanduser("~"), ".sacrebleu"))
 

@@ -26,6 +26,7 @@ import signal
 import subprocess
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import pytest
 from sacrebleu.metrics.bleu import BLEU
@@ -357,3 +358,153 @@ def test_a_signal_during_the_final_scoring_waits_for_the_whole_score(signum: int
     assert proc.returncode == STATUS[signum], stderr
     assert stderr == b""
     assert stdout.decode() == whole_run(args, data)
+
+
+# ----------------------------------------------------------------------------
+# Statistics read back from an interrupted run: the same rule
+# ----------------------------------------------------------------------------
+
+# The shards: the stats records of an interrupted run, as it wrote them.
+SHARDS = {
+    "corpus": Case(("-f", "stats", "-m", "bleu", "chrf"), marked=True),
+    "segments": Case(("-sl", "-f", "stats"), marked=True, per_line=1),
+    "systems": Case(("--systems", "2", "-sl", "-f", "stats"), True, per_line=2, systems=2),
+    "nist": Case(("-m", "nist", "-f", "stats"), marked=True),
+}
+# How each shard is read back: (options, whether stdout can mark the score).
+READ_BACK = {
+    "corpus": [
+        (("-f", "text"), True),
+        (("-f", "jsonl"), True),
+        (("-f", "tsv"), True),
+        (("-f", "json"), True),
+        (("-f", "stats"), True),
+        (("-b",), False),
+        (("-b", "-f", "jsonl"), False),
+        (("--compat", "sacrebleu"), False),
+        (("--compat", "sacrebleu", "-f", "text"), False),
+    ],
+    "segments": [(("-f", "text"), True), (("-f", "jsonl"), True), (("-b",), False)],
+    "systems": [
+        (("-f", "text"), False),
+        (("-f", "latex"), False),
+        (("-f", "jsonl"), True),
+        (("-pbs", "-pbsn", "50"), False),
+        (("-pbs", "-pbsn", "50", "-f", "json"), True),
+    ],
+    "nist": [(("-f", "text"), True), (("-f", "jsonl"), True), (("-b",), False)],
+}
+_READ_MARK = re.compile(r" \[PARTIAL: statistics read back from an interrupted run \(([^)]*)\)\]")
+
+
+@cache
+def partial_shard(name: str, directory: str) -> tuple[str, int]:
+    """A shard written by an interrupted run (SIGINT once it has read SENT
+    lines), and the line of its record that says so."""
+    status, stdout, stderr = interrupt(SHARDS[name], 1, signal.SIGINT)
+    assert status == 130, stderr
+    path = os.path.join(directory, f"{name}.stats")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(stdout)
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    marked = [i + 1 for i, record in enumerate(lines) if record.get("partial") is True]
+    assert marked, stdout  # the run says the shard is partial
+    return path, marked[0]
+
+
+def _unmark_read_back(stdout: str, fmt: str, where: str) -> str:
+    """``stdout`` of a read-back with its marks checked (each naming
+    ``where``) and taken off, as a run of the text would write it whole."""
+    if fmt == "json":
+        documents = json.loads(stdout)
+        for document in documents if isinstance(documents, list) else [documents]:
+            assert document.pop("partial") is True, document
+            assert document.pop("partial_input") == where, document
+            assert document.pop("segments") == SENT, document
+        return json.dumps(documents, sort_keys=True)
+    if fmt in ("jsonl", "stats"):
+        out = []
+        for line in stdout.splitlines():
+            record = json.loads(line)
+            if record["type"] == "corpus":
+                assert record["partial"] is True, record
+                record["partial"] = False
+                if fmt == "jsonl":
+                    assert record.pop("partial_input") == where, record
+            else:
+                assert "partial" not in record, record
+            out.append(json.dumps(record, ensure_ascii=False) + "\n")
+        return "".join(out)
+    if fmt == "tsv":
+        rows = [line.split("\t") for line in stdout.splitlines()]
+        for fields in rows[1:]:
+            assert fields[-1] == ("1" if fields[0] == "corpus" else "0"), fields
+            fields[-1] = "0"
+        return "".join("\t".join(fields) + "\n" for fields in rows)
+    for line in stdout.splitlines():
+        if line.startswith(("corpus", "BLEU", "chrF", "NIST")) or ": BLEU" in line:
+            assert [m.group(1) for m in _READ_MARK.finditer(line)] == [where], line
+    return _READ_MARK.sub("", stdout)
+
+
+@pytest.mark.parametrize(
+    "shard, args, marked",
+    [(shard, args, marked) for shard, cases in READ_BACK.items() for args, marked in cases],
+    ids=[f"{shard}-{' '.join(args)}" for shard, cases in READ_BACK.items() for args, _ in cases],
+)
+def test_a_partial_shard_read_back_is_marked_or_kept_off_stdout(
+    shard: str, args: tuple[str, ...], marked: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Statistics of an interrupted run, read back in any format: status 65,
+    one line naming the record's file and line, and the score marked on
+    every line that carries it or kept off stdout (on stderr, marked)."""
+    path, line = partial_shard(shard, str(tmp_path_factory.getbasetemp()))
+    where = f"{path}:{line}"
+    case = SHARDS[shard]
+    proc = run("--no-config", "--input-format", "stats", *args, path)
+    stdout, stderr = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 65, stderr
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.splitlines()
+    said = f'bleustream: {where}: a record of an interrupted run ("partial": true): '
+    assert lines[0] == said + "the score read back is partial", stderr
+    # What a run over the same lines writes, whole (the numbers read back
+    # are that run's: the shard holds exactly what was read).
+    text_args = tuple(a for a in case.args if a not in ("-f", "stats", "-sl"))
+    whole = whole_run((*text_args, *args), input_lines(case, SENT))
+    fmt = args[args.index("-f") + 1] if "-f" in args else "text"
+    if marked:
+        assert lines[1:] == [], stderr
+        if fmt == "json":
+            whole = json.dumps(json.loads(whole), sort_keys=True)
+        assert _unmark_read_back(stdout, fmt, where) == whole
+        return
+    assert stdout == ""
+    assert lines[1].startswith("bleustream: the partial score is not written to standard output")
+    prefix = f"bleustream: PARTIAL ({SENT} segments): "
+    assert lines[2:] and all(line.startswith(prefix) for line in lines[2:]), stderr
+    withheld = [line[len(prefix) :] for line in lines[2:]]
+    # A table's mark is a line of its own, after the signatures.
+    kept = [_READ_MARK.sub("", line) for line in withheld if _READ_MARK.sub("", " " + line)]
+    assert kept == [line for line in whole.splitlines() if line.strip()]
+
+
+def test_a_partial_record_written_by_hand_is_named_by_its_line(tmp_path: Path) -> None:
+    """Two shards, the second's record marked partial by hand (after an
+    empty line): the one line names that file and line, ``-b`` prints
+    nothing to use, and stderr has the score of both shards, marked."""
+    proc = run("--no-config", "-f", "stats", input=input_lines(CASES["text"], 2))
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    first, second = tmp_path / "a.stats", tmp_path / "b.stats"
+    first.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    second.write_text("\n" + json.dumps({**record, "partial": True}) + "\n", encoding="utf-8")
+    proc = run("--no-config", "--input-format", "stats", "-b", first, second)
+    assert (proc.returncode, proc.stdout) == (65, b"")
+    lines = proc.stderr.decode().splitlines()
+    assert lines[0].startswith(f"bleustream: {second}:2: a record of an interrupted run"), lines
+    expected = BLEU().corpus_score(HYPS[:2] * 2, [REFS[:2] * 2]).score
+    assert lines[-1] == f"bleustream: PARTIAL (4 segments): {expected:.1f}"
+    # Read again without the partial shard: a whole score, status 0.
+    proc = run("--no-config", "--input-format", "stats", "-b", first)
+    assert (proc.returncode, proc.stderr) == (0, b"")

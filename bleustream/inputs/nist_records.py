@@ -7,6 +7,8 @@ Each record becomes a one-system ``NistCorpus``; the records of each
 system are merged into one.  The first record's settings are the run's: a
 later record of other settings, a counting option given now that says
 otherwise, or a record that is not NIST's, is an ``InputError`` at its line.
+Where a record of an interrupted run (``"partial": true``) was read is
+noted (``partial_at``): a score of what it holds is partial too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from bleustream.errors import InputError
 from bleustream.inputs.lines import LineSource
+from bleustream.inputs.stats_reader import note_partial
 from bleustream.metrics import nist
 from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION
 
@@ -52,6 +55,8 @@ class NistRecords:
         self.by_system: dict[str | int | None, nist.NistCorpus] = {}
         self._given = given
         self._where = ""
+        # Where a record of an interrupted run was read: file and line (per file).
+        self.partial_at: list[tuple[str, int]] = []
 
     def read(self, source: LineSource) -> None:
         """Merges every record of ``source`` (empty lines passed over)."""
@@ -59,12 +64,14 @@ class NistRecords:
             if text is None or not text.strip():
                 continue
             try:
-                system, part = self._record(json.loads(text), f"{source.name}:{source.line}")
+                data = json.loads(text)
+                system, part = self._record(data, f"{source.name}:{source.line}")
             except json.JSONDecodeError as exc:
                 message = f"not a JSON stats record ({exc.msg})"
                 raise InputError(message, source.name, source.line) from None
             except ValueError as exc:
                 raise InputError(str(exc), source.name, source.line) from None
+            note_partial(data, source, self.partial_at)
             if system in self.by_system:
                 self.by_system[system].merge(part)
             else:

@@ -6,7 +6,7 @@ run that reads statistics."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from bleustream.errors import InputError
@@ -18,22 +18,26 @@ from bleustream.metrics.registry import Spec
 
 
 def stats_items(
-    options: ReadOptions, stdin: BinaryIO | None, policy: BadLinePolicy
+    options: ReadOptions,
+    stdin: BinaryIO | None,
+    policy: BadLinePolicy,
+    partial: list[tuple[str, int]] | None = None,
 ) -> tuple[Iterator[Chunk | Layout | list[Chunk]], list[LineSource]]:
     """Statistics read back from stats records.
 
     The operands (or stdin) are shards of one system, added up in turn;
     several ``-i`` files are several systems' per-segment statistics, read
-    in step (for the paired tests).
+    in step (for the paired tests).  ``partial``: where the records of an
+    interrupted run are read is added to it, as they are read.
     """
     sources = open_stats(options, stdin, policy)
     if len(options.inputs) > 1:
-        return _system_chunks(sources), sources
+        return _system_chunks(sources, partial), sources
 
     def chunks() -> Iterator[Chunk | Layout]:
         layout: Layout | None = None
         for source in sources:
-            for chunk in read_stats(source, layout, several_systems=True):
+            for chunk in read_stats(source, layout, several_systems=True, partial=partial):
                 if isinstance(chunk, Layout):
                     layout = chunk
                 yield chunk
@@ -41,9 +45,11 @@ def stats_items(
     return in_turns(chunks()), sources
 
 
-def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[Chunk]]:
+def _system_chunks(
+    sources: list[LineSource], partial: list[tuple[str, int]] | None
+) -> Iterator[Chunk | Layout | list[Chunk]]:
     """Several systems' per-segment statistics, segment by segment."""
-    first = read_stats(sources[0], None)
+    first = read_stats(sources[0], None, partial=partial)
     layout = next(first, None)
     if layout is None:
         return
@@ -52,7 +58,10 @@ def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[
     # A record of 0 segments (an empty shard's corpus record) adds nothing.
     streams = [
         (c for c in stream if not isinstance(c, Chunk) or c.segments)
-        for stream in (first, *(read_stats(source, layout) for source in sources[1:]))
+        for stream in (
+            first,
+            *(read_stats(source, layout, partial=partial) for source in sources[1:]),
+        )
     ]
     while True:
         chunks = [next(stream, None) for stream in streams]
@@ -80,13 +89,14 @@ def _system_chunks(sources: list[LineSource]) -> Iterator[Chunk | Layout | list[
 class ReadBack:
     """What statistics read back say besides their rows: the metrics and the
     references per segment (from the first record), the systems' names
-    (several systems in one stream), whether a shard came from an
-    interrupted run, and the bad lines its run skipped."""
+    (several systems in one stream), where records of an interrupted run
+    were read (file and line, as ``stats_items`` reads them), and the bad
+    lines the runs skipped."""
 
     specs: tuple[Spec, ...]
     nrefs: int | str | None = None
     systems: list[str | int | None] | None = None
-    partial: bool = False
+    partial_at: list[tuple[str, int]] = field(default_factory=list)
     skipped: int = 0
 
 
@@ -99,7 +109,6 @@ def chunks_to_items(
             head = chunk[0]
             if options.inputs == ("-",) and read.systems is None:
                 read.systems = [c.system for c in chunk]  # named by the records
-            read.partial = read.partial or head.partial
             read.skipped += head.skipped
             if head.segments == 0:
                 continue
@@ -113,7 +122,6 @@ def chunks_to_items(
             read.specs = specs_of(chunk, overrides)
             read.nrefs = chunk.nrefs
             continue
-        read.partial = read.partial or chunk.partial
         read.skipped += chunk.skipped
         if chunk.segments == 0:
             continue

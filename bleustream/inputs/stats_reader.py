@@ -34,7 +34,9 @@ source's start or the previous corpus record) is one chunk of that many
 segments.  So shards written with and without ``-sl`` may be given as
 files, or concatenated on stdin.  ``running`` records are passed over.
 Every record must have the same metrics with the same counting settings:
-records that differ are bad input.
+records that differ are bad input.  A record of an interrupted run
+(``"partial": true``) is added like any other, and where it was read is
+noted: a score of what it holds is partial too.
 
 The records of a run that scored several systems name their ``system``
 and come in turns: for each segment (or, without ``-sl``, for the corpus)
@@ -72,7 +74,6 @@ class Chunk(NamedTuple):
     source_line: int  # the line of the stats file
     is_segment: bool
     system: str | int | None = None  # the system the record names, if any
-    partial: bool = False  # a corpus record of an interrupted run
     skipped: int = 0  # a corpus record's count of bad lines skipped
 
 
@@ -92,6 +93,14 @@ def _describe_counting(names: tuple[str, ...], counting: tuple[dict[str, Any], .
         name + " " + ",".join(f"{k}={json.dumps(v)}" for k, v in sorted(c.items()))
         for name, c in zip(names, counting)
     )
+
+
+def note_partial(data: Any, source: LineSource, partial: list[tuple[str, int]]) -> None:
+    """Adds where ``data`` was read to ``partial`` if it is the record of an
+    interrupted run, the first of its file (one file, one run's records)."""
+    partial_run = isinstance(data, dict) and data.get("partial") is True
+    if partial_run and all(name != source.name for name, _ in partial):
+        partial.append((source.name, source.line))
 
 
 # A segment's integer statistics are kept in 32-bit arrays for resampling.
@@ -226,9 +235,15 @@ def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> t
 
 
 def read_stats(
-    source: LineSource, layout: Layout | None, several_systems: bool = False
+    source: LineSource,
+    layout: Layout | None,
+    several_systems: bool = False,
+    partial: list[tuple[str, int]] | None = None,
 ) -> Iterator[Chunk | Layout]:
     """The chunks of one stats source, after a ``Layout`` if ``layout`` is None.
+
+    ``partial``: where a record of an interrupted run is read (its file and
+    line, the first of the file) is added to it, a record passed over included.
 
     Each record is checked against the layout (the first record's); a
     record of other metrics or counting settings is an ``InputError``, and
@@ -271,6 +286,8 @@ def read_stats(
                 source.line,
             )
         kind = data["type"]
+        if partial is not None:
+            note_partial(data, source, partial)
         if kind == "running":
             continue
         before = since_corpus.get(here.system, 0)
@@ -320,7 +337,6 @@ def read_stats(
             source.line,
             kind == "segment",
             here.system,
-            data.get("partial") is True,
             skipped if is_whole(skipped) else 0,
         )
 

@@ -14,10 +14,18 @@ rule, written once here (and in the manual's EXIT STATUS):
   line marked partial with the segments it covers.
 
 The exit status says the run was interrupted either way.
+
+Statistics read back (``--input-format stats``) from a record of an
+interrupted run (``"partial": true``) make a partial score too, and follow
+the same rule: marked where the format can mark it, naming where that
+record was read, else kept off standard output; one line on standard error
+names the record's file and line, and the exit status is the data error's
+(65), unless this run was interrupted too.
 """
 
 from __future__ import annotations
 
+from bleustream.errors import count_of
 from bleustream.output.records import Context
 
 # What begins each line of a withheld score on standard error.
@@ -58,3 +66,27 @@ def withheld_lines(text: str, covered: str, reason: str) -> list[str]:
     ]
     lines += [f"{PARTIAL_PREFIX} ({covered}): {line}" for line in text.splitlines() if line.strip()]
     return lines
+
+
+def partial_input(partial_at: list[tuple[str, int]]) -> str | None:
+    """Where statistics of an interrupted run were read back (``partial_at``:
+    the first such record of each file), for a mark: ``shard.stats:3``,
+    ``shard.stats:3 and 2 other files``; None if nowhere."""
+    if not partial_at:
+        return None
+    name, line = partial_at[0]
+    others = len(partial_at) - 1
+    return f"{name}:{line}" + (f" and {count_of(others, 'other file')}" if others else "")
+
+
+def partial_input_message(partial_at: list[tuple[str, int]]) -> str:
+    """The line on standard error that says statistics read back are partial:
+    it begins with the first such record's file and line, and counts the
+    other files that hold one."""
+    name, line = partial_at[0]
+    others = len(partial_at) - 1
+    more = f"; {count_of(others, 'other file')} too" if others else ""
+    return (
+        f'{name}:{line}: a record of an interrupted run ("partial": true{more}): '
+        "the score read back is partial"
+    )

@@ -55,6 +55,9 @@ class Record:
     # number for paste input.
     system: str | int | None = None
     partial: bool = False  # the input was interrupted before its end
+    # Statistics read back: where a record of an interrupted run was read
+    # ("file:line"), which makes this record partial too; else None.
+    partial_input: str | None = None
     skipped: int = 0  # bad lines skipped so far
     # Log formats, corpus record: hypotheses and references left out of the
     # score (without their other half, duplicate, or beyond the reference
@@ -109,7 +112,10 @@ def notes_of(record: Record) -> str:
     """The notes that end a text line: `` [PARTIAL: ...; skipped ...]``, or ""."""
     notes = []
     segments = count_of(record.segments, "segment")
-    if record.partial and record.kind != "corpus":
+    if record.partial_input is not None:
+        where = record.partial_input
+        notes.append(f"PARTIAL: statistics read back from an interrupted run ({where})")
+    elif record.partial and record.kind != "corpus":
         # A score made at the end from tables of the whole input (NIST's,
         # Self-BLEU's): of an interrupted input, it is partial too.
         notes.append("PARTIAL: input interrupted")
@@ -255,6 +261,8 @@ def record_dicts(record: Record, ctx: Context) -> list[dict[str, Any]]:
             data["signature"] = format_signature(signature)
             data.update(signature)
             data["partial"] = record.partial
+            if record.partial_input is not None:
+                data["partial_input"] = record.partial_input
             data["skipped"] = record.skipped
             if record.unpaired is not None:
                 data["unpaired"] = record.unpaired

@@ -33,6 +33,7 @@ from bleustream.errors import (
     EXIT_SIGTERM,
     InputError,
     Interrupted,
+    LengthMismatch,
     SacrebleuRefusal,
     UsageError,
     count_of,
@@ -50,6 +51,7 @@ from bleustream.inputs.items import (
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
+from bleustream.inputs.sacrebleu_lengths import applies, empty_refusal, lengths_refusal
 from bleustream.metrics.counting import Counter
 from bleustream.metrics.registry import Spec, is_corpus_wide, metric_of
 from bleustream.output.partial import (
@@ -433,6 +435,12 @@ def run(
         state.partial = True
         status = EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
         say(f"interrupted; the score covers the {count_of(scorer.segments, 'segment')} read so far")
+    except LengthMismatch:
+        if not applies(options.reading):
+            raise
+        # SacreBLEU's words (the sources are still open, to be counted).
+        drain = counter is None or not counter.reading
+        raise lengths_refusal(options.reading, sources, drain) from None
     finally:
         if progress is not None:
             progress.finish()
@@ -452,12 +460,16 @@ def run(
             unpaired = segments.report.left_out
             if unpaired and not options.allow_unpaired:
                 status = EXIT_DATAERR
+        # SacreBLEU's refusal of an empty input (not of one whose every line was skipped).
+        refused = applies(options.reading) and not (options.allow_empty or policy.count)
+        if refused and _is_empty(state, scorer.segments, policy):
+            raise empty_refusal(options.reading)
         empty = _say_what_was_left_out(say, state, scorer.segments, policy, segments)
         if empty and not options.allow_empty:
             status = EXIT_DATAERR
         else:
-            _say_sacrebleu_log(say, state)
-            for count in tokenized or ():
+            placed = _say_sacrebleu_log(say, state, tokenized)
+            for count in () if placed else tokenized or ():
                 if count >= 100:
                     for line in TOKENIZED_WARNING:
                         say(line)
@@ -829,14 +841,18 @@ def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
     return results
 
 
-def _say_sacrebleu_log(say: Report, state: _State) -> None:
+def _say_sacrebleu_log(say: Report, state: _State, tokenized: list[int] | None) -> bool:
     """SacreBLEU's information lines about several systems' scores and their
-    paired test, on stderr before them (``--compat sacrebleu`` without ``-q``)."""
+    paired test, on stderr before them (``--compat sacrebleu`` without ``-q``).
+
+    In a paired test SacreBLEU warns of a tokenized-looking system as it
+    counts that system's BLEU: the warnings are placed there, and the
+    result says so."""
     options, test = state.options, state.options.test
     if not options.sacrebleu_log or len(state.systems) < 2 or options.sentence_level:
-        return
+        return False
     if state.partial:  # SacreBLEU, interrupted, has not got so far
-        return
+        return False
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
     paired = test if test is not None and test.paired else None
@@ -844,8 +860,12 @@ def _say_sacrebleu_log(say: Report, state: _State) -> None:
     specs = [state.specs[i] for i in _systems_order(state.context(), test)]
     metrics = [(spec.name, spec.label) for spec in specs]
     kind, n = (paired.kind, paired.n) if paired else (None, 0)
-    for line in tables.sacrebleu_log(names, metrics, kind, n, options.jobs):
+    warned = [count >= 100 for count in tokenized or ()] if paired else []
+    for line in tables.sacrebleu_log(
+        names, metrics, kind, n, options.jobs, warned, TOKENIZED_WARNING
+    ):
         say(line)
+    return paired is not None
 
 
 def _single_sacrebleu(ctx: Context, record: Record) -> str:

@@ -531,19 +531,30 @@ def sacrebleu_log(
     test: str | None = None,
     n: int = 0,
     jobs: int = 1,
+    warned: Sequence[bool] = (),
+    warning: Sequence[str] = (),
 ) -> list[str]:
     """What SacreBLEU says on stderr when it scores several systems: their
     number and, for a paired test (``bs`` or ``ar`` of ``n`` samples), each
     step.  *names* as its table names the systems (the baseline first);
-    *metrics* are each metric's ``-m`` name and score name, in its order."""
+    *metrics* are each metric's ``-m`` name and score name, in its order.
+    The systems *warned* of get the lines of *warning* as their BLEU is
+    counted, where SacreBLEU says them."""
+
+    def counted(system: int, key: str) -> list[str]:
+        return list(warning) if key == "bleu" and system < len(warned) and warned[system] else []
+
     lines = [f"Found {len(names)} systems."]
     if test is None:
         return lines
-    lines += [f"Pre-computing {key.upper()} statistics for {names[0]!r}" for key, _ in metrics]
+    for key, _ in metrics:
+        lines.append(f"Pre-computing {key.upper()} statistics for {names[0]!r}")
+        lines += counted(0, key)
     if jobs > 1:
         lines.append(f"Launching {jobs} parallel workers.")
-    for name in names[1:]:
-        for _, label in metrics:
+    for system, name in enumerate(names[1:], 1):
+        for key, label in metrics:
             lines.append(f"Computing {label} for {name!r} and extracting sufficient statistics")
+            lines += counted(system, key)
             lines.append(_TEST_LINES[test].format(n=n))
     return lines

@@ -33,7 +33,8 @@ EXIT_STATUSES: tuple[tuple[int, str], ...] = (
         EXIT_DATAERR,
         "bad input data (undecodable bytes, wrong number of fields, streams of "
         "different lengths; in a log, unpaired or duplicate ids or ids beyond the "
-        "reference files, unless --allow-unpaired)",
+        "reference files, unless --allow-unpaired; statistics read back from an "
+        "interrupted run, whose partial score is marked or kept off stdout)",
     ),
     (EXIT_NOINPUT, "an input file cannot be opened"),
     (
@@ -81,6 +82,12 @@ class InputError(BleustreamError):
     """A line of input that cannot be scored."""
 
     status = EXIT_DATAERR
+
+
+class LengthMismatch(InputError):
+    """Input streams of different lengths: a system, standard input or a
+    reference file ended before another (status 65; SacreBLEU's status 1
+    and words under ``--compat sacrebleu``)."""
 
 
 class OpenError(BleustreamError):

@@ -102,11 +102,11 @@ def _example_text(doc: Mapping[str, Any], width: int) -> list[str]:
     examples = doc["examples"]
     out = []
     for compared in examples["compared"]:
-        for key, word in (("better", "higher"), ("worse", "lower")):
+        for key, word in (("better", "above"), ("worse", "below")):
             out += [
                 "",
                 f"Segments where {compared['system']}'s sentence "
-                f"{examples['metric']} is most {word} than {doc['baseline']}'s",
+                f"{examples['metric']} is furthest {word} {doc['baseline']}'s",
             ]
             for x in compared[key]:
                 out.append(

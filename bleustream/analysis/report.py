@@ -222,10 +222,10 @@ def _example_section(doc: Mapping[str, Any]) -> str:
     examples = doc["examples"]
     parts = ["<h2>Examples</h2>"]
     for compared in examples["compared"]:
-        for key, word in (("better", "higher"), ("worse", "lower")):
+        for key, word in (("better", "above"), ("worse", "below")):
             parts.append(
                 f"<h3>{html.escape(compared['system'])}'s sentence "
-                f"{examples['metric']} most {word} than the baseline's</h3>"
+                f"{examples['metric']} furthest {word} the baseline's</h3>"
             )
             rows = []
             for x in compared[key]:

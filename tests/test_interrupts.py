@@ -24,6 +24,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,9 @@ from tests.clirun import COMMAND, run
 from tests.test_live import _read_line
 from tests.waiting import (
     HAS_PROC,
+    handlers_installed,
     signals_unblocked,  # noqa: F401 (a fixture)
+    wait_for,
     wait_until_waiting_for_input,
     wait_until_writing_the_end,
 )
@@ -508,3 +511,80 @@ def test_a_partial_record_written_by_hand_is_named_by_its_line(tmp_path: Path) -
     # Read again without the partial shard: a whole score, status 0.
     proc = run("--no-config", "--input-format", "stats", "-b", first)
     assert (proc.returncode, proc.stderr) == (0, b"")
+
+
+# ----------------------------------------------------------------------------
+# A signal while the command starts
+# ----------------------------------------------------------------------------
+
+STARTS = {
+    "console-script": COMMAND,
+    "python-m": [sys.executable, "-m", "bleustream"],
+}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("start", STARTS)
+def test_a_signal_as_soon_as_the_handlers_are_in_place_gives_no_traceback(
+    start: str, signum: int
+) -> None:
+    """The signal is sent the moment the process catches SIGTERM, which the
+    entry point does first, before it loads the command line: the run ends
+    with status 130 or 143, lines of its own on stderr (no traceback), and
+    no score on stdout."""
+    proc = subprocess.Popen(
+        [*STARTS[start], "--no-config", "-b", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(proc, lambda: handlers_installed(proc.pid), "its signal handlers")
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    text = stderr.decode()
+    assert proc.returncode == STATUS[signum], text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    lines = text.splitlines()
+    assert lines and all(line.startswith("bleustream: ") for line in lines), text
+    assert "interrupted" in lines[0], text
+    assert stdout == b""
+
+
+def test_python_m_runs_the_command_as_the_console_script_does() -> None:
+    """``python -m bleustream`` scores and exits as ``bleustream`` does."""
+    data = input_lines(CASES["text"], SENT)
+    outs = []
+    for command in STARTS.values():
+        proc = subprocess.run(
+            [*command, "--no-config", "-f", "jsonl"], input=data, capture_output=True, check=False
+        )
+        outs.append((proc.returncode, proc.stdout, proc.stderr))
+    assert outs[0] == outs[1]
+    assert outs[0][0] == 0 and outs[0][1], outs[0]
+
+
+def test_the_entry_point_loads_nothing_of_the_command_before_its_handlers() -> None:
+    """What makes the window small: the console script is the entry module,
+    whose import loads neither the command line nor argparse, and whose
+    first act installs the handlers."""
+    script = COMMAND[0] if len(COMMAND) == 1 else None
+    if script is not None:
+        with open(script, encoding="utf-8") as text:
+            assert "from bleustream.cli.entry import main" in text.read()
+    code = (
+        "import signal, sys\n"
+        "import bleustream.cli.entry as entry\n"
+        "loaded = sorted(m for m in ('argparse', 'bleustream.cli.main', 'bleustream.run')"
+        " if m in sys.modules)\n"
+        "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
+        "entry.install_handlers()\n"
+        "assert signal.getsignal(signal.SIGTERM) is entry.raise_interrupted\n"
+        "print(loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"[]\n", b"")

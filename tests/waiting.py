@@ -5,8 +5,9 @@ machine the interpreter may still be starting, and a signal then lands in
 its imports.  These wait for what the kernel says instead:
 
 * the process has installed its own signal handlers: SIGTERM is caught
-  (``SigCgt`` in ``/proc/PID/status``), which only ``bleustream``'s ``main``
-  does, before it opens any input;
+  (``SigCgt`` in ``/proc/PID/status``), which ``bleustream``'s entry point
+  (``bleustream.cli.entry``) does first, before it loads the command line
+  or opens any input;
 * every thread of the process sleeps (state ``S``), having taken all that was
   written to its input pipe (``FIONREAD`` is 0): it waits for more input,
   blocked in a read, or in an ``open`` of a FIFO that has no writer yet;

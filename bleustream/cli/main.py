@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
@@ -28,6 +26,7 @@ from bleustream.cli.config import (
     merge,
     render,
 )
+from bleustream.cli.entry import install_handlers, say_interrupted
 from bleustream.cli.options import (
     DEFAULTS,
     PROG,
@@ -40,8 +39,6 @@ from bleustream.cli.options import (
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
     EXIT_USAGE,
     BleustreamError,
     Interrupted,
@@ -474,17 +471,13 @@ def warnings_of(options: dict[str, Any]) -> list[str]:
     return out
 
 
-def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
-    raise Interrupted(signum)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    # A closed output pipe ends the process quietly, as it does cat.
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, _raise_interrupted)
-    signal.signal(signal.SIGTERM, _raise_interrupted)
+    """Run the command line; returns the exit status.
+
+    The ``bleustream`` command comes in by ``bleustream.cli.entry``, which
+    installs the signal handlers before it loads this module; they are
+    installed again here for a caller that comes in here."""
+    install_handlers()
 
     def report(message: str) -> None:
         to_stderr(f"{PROG}: {message}\n")
@@ -555,8 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Interrupted as exc:
         # Before the run began reading (or a second signal while it wrote its
         # partial score): nothing more is written to standard output.
-        report("interrupted; nothing more is written")
-        return EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+        return say_interrupted(exc)
     except OSError as exc:
         report(f"write error: {exc.strerror or exc}")
         return EXIT_IOERR

@@ -26,14 +26,13 @@ from bleustream.analysis.buckets import (
     SENTENCE_BLEU_EDGES,
     parse_edges,
 )
+from bleustream.cli.entry import PROG
 from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.kernels import KERNELS
 from bleustream.metrics.protocol import Option
 from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, METRICS
 from bleustream.output.records import FORMATS
-
-PROG = "bleustream"
 
 # Bounds that keep absurd values from failing deep inside (a width past
 # what float formatting takes; past any machine's cores, each worker being

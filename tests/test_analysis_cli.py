@@ -345,3 +345,19 @@ def test_parts_counted_otherwise_do_not_merge(tmp_path: Path) -> None:
     assert_clean_stderr(proc)
     (line,) = proc.stderr.decode().splitlines()
     assert f"{records[1]}:1: not an analysis record to merge: counted with length_edges" in line
+
+
+def test_a_translation_log_is_analyzed_as_it_is_scored() -> None:
+    """A fairseq log (one system): its segments paired by id, as a run reads them."""
+    log = Path(__file__).resolve().parents[1] / "examples" / "data" / "generate.log"
+    proc = run(
+        "--input-format", "fairseq", "-i", log, "--analyze", "--analyze-n", "20", "-f", "json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    scored = run("--input-format", "fairseq", "-i", log, "-f", "json")
+    assert doc["systems"] == ["generate.log"]
+    assert doc["segments"] == 3
+    assert (
+        round(doc["scores"][0]["metrics"]["BLEU"]["score"], 1) == json.loads(scored.stdout)["score"]
+    )

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from sacrebleu.metrics.bleu import BLEU
 
 from bleustream import spec
 from bleustream.output import progress
@@ -374,7 +375,10 @@ def _count(match: re.Match[str]) -> int:
 
 
 def test_plain_progress_line_on_a_pipe(texts: Path, tmp_path: Path) -> None:
-    """Not a terminal: a plain line after LOG_INTERVAL seconds, nothing redrawn."""
+    """Not a terminal: a plain line once LOG_INTERVAL seconds have passed,
+    nothing redrawn.  The input pauses for longer after 150 lines, so the
+    151st gives a line however fast the machine reads; other lines may come
+    on a slow machine, so their number is not asserted."""
     fifo = tmp_path / "ref.fifo"
     os.mkfifo(fifo)
     refs = (texts / "ref").read_bytes().splitlines(keepends=True)[:300]
@@ -398,11 +402,45 @@ def test_plain_progress_line_on_a_pipe(texts: Path, tmp_path: Path) -> None:
     (tmp_path / "ref").write_bytes(b"".join(refs))
     plain = run_cli("--no-config", "ref", cwd=tmp_path, input=b"".join(hyps))
     assert plain.returncode == 0 and out == plain.stdout
-    (line,) = err.decode().splitlines()
-    assert CLEAR not in line
-    assert line.startswith("bleustream: progress: 151 segments, ")
+    lines = err.decode().splitlines()
+    assert all(line.startswith("bleustream: progress: ") for line in lines), lines
+    assert all(CLEAR not in line for line in lines)
+    (line,) = [line for line in lines if line.startswith("bleustream: progress: 151 segments, ")]
     match = _PROGRESS.search(line)
     assert match and 0 < float(match["percent"]) < 100 and match["left"] is not None
+
+
+def test_progress_interval_from_the_environment(texts: Path, tmp_path: Path) -> None:
+    """BLEUSTREAM_PROGRESS_INTERVAL=0: a plain line for every segment, each
+    with the running score (SacreBLEU's of the lines so far)."""
+    refs = (texts / "ref").read_text(encoding="utf-8").splitlines()[:300]
+    hyps = (texts / "hyp").read_text(encoding="utf-8").splitlines()[:300]
+    (tmp_path / "ref").write_text("".join(f"{r}\n" for r in refs), encoding="utf-8")
+    (tmp_path / "hyp").write_text("".join(f"{h}\n" for h in hyps), encoding="utf-8")
+    env = {**os.environ, progress.INTERVAL_VAR: "0"}
+    args = [*COMMAND, "--no-config", "--progress", "ref", "-i", "hyp"]
+    done = subprocess.run(args, capture_output=True, cwd=tmp_path, env=env, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    plain = run_cli("--no-config", "ref", "-i", "hyp", cwd=tmp_path)
+    assert done.stdout == plain.stdout
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == len(hyps)
+    assert lines[0].startswith("bleustream: progress: 1 segment, ")
+    matches = [_PROGRESS.search(line) for line in lines[1:]]
+    assert [_count(m) for m in matches if m] == list(range(2, len(hyps) + 1))
+    for n in (2, 150, 300):
+        expected = BLEU().corpus_score(hyps[:n], [refs[:n]]).score
+        assert matches[n - 2] is not None and matches[n - 2]["score"] == f"{expected:.2f}"
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan", "inf"])
+def test_a_bad_progress_interval_is_a_usage_error(texts: Path, value: str) -> None:
+    env = {**os.environ, progress.INTERVAL_VAR: value}
+    args = [*COMMAND, "--no-config", "--progress", texts / "ref", "-i", texts / "hyp"]
+    done = subprocess.run(args, capture_output=True, env=env, timeout=TIMEOUT)
+    assert (done.returncode, done.stdout) == (2, b"")
+    message = f"bleustream: BLEUSTREAM_PROGRESS_INTERVAL: {value!r} is not a number of seconds"
+    assert done.stderr.decode().startswith(message)
 
 
 def test_progress_leaves_stdout_alone_with_every_format(texts: Path) -> None:

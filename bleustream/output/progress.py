@@ -2,18 +2,41 @@
 
 On a terminal one line is redrawn in place a few times a second; anywhere
 else (a log file, a pipe) a plain line is written every few seconds, so
-that the log stays readable.  The line says the segments scored so far, the
+that the log stays readable.  ``BLEUSTREAM_PROGRESS_INTERVAL`` (seconds,
+0 or more) sets that interval in both cases: 0 gives a line for every
+segment.  The line says the segments scored so far, the
 rate, the running score of the first metric and, when the input is a
 regular file of known size, the percentage read and the time left.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from typing import Callable, TextIO
 
+from bleustream.errors import UsageError
+
 TTY_INTERVAL = 0.25  # seconds between redraws on a terminal
 LOG_INTERVAL = 5.0  # seconds between lines elsewhere
+INTERVAL_VAR = "BLEUSTREAM_PROGRESS_INTERVAL"  # either one, from the environment
+
+
+def interval(tty: bool) -> float:
+    """Seconds between progress lines: ``BLEUSTREAM_PROGRESS_INTERVAL`` if set,
+    else the default for a terminal or a log; a value that is not a number
+    of seconds (0 or more) is a usage error."""
+    text = os.environ.get(INTERVAL_VAR)
+    if text is None or not text.strip():
+        return TTY_INTERVAL if tty else LOG_INTERVAL
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise UsageError(f"{INTERVAL_VAR}: {text!r} is not a number of seconds (0 or more)")
+    return seconds
 
 
 def _duration(seconds: float) -> str:
@@ -38,7 +61,7 @@ class Progress:
             self._tty = stream.isatty()
         except (AttributeError, ValueError, OSError):
             self._tty = False
-        self._interval = TTY_INTERVAL if self._tty else LOG_INTERVAL
+        self._interval = interval(self._tty)
         self._total = total_bytes if total_bytes else None
         self._position = position
         self._clock = clock

@@ -43,7 +43,7 @@ from typing import Any, BinaryIO, Callable
 
 from bleustream.cli.config import FROM_COMMAND_LINE
 from bleustream.cli.main import check_options, load_config, resolve, show_config
-from bleustream.cli.options import build_parser
+from bleustream.cli.parser import build_parser
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,

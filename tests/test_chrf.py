@@ -24,7 +24,7 @@ import sacrebleu.sacrebleu as sacrebleu_cli
 from sacrebleu.metrics.chrf import CHRF
 
 import bleustream
-from bleustream.cli.options import add_option
+from bleustream.cli.parser import add_option
 from bleustream.metrics import chrf
 from bleustream.metrics.chrf import Settings
 from bleustream.metrics.protocol import add_rows

@@ -19,7 +19,8 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU
 
 from bleustream.cli.config import Key, build_schema, check_value, render
-from bleustream.cli.options import DEFAULTS, build_parser, config_options
+from bleustream.cli.options import DEFAULTS, config_options
+from bleustream.cli.parser import build_parser
 from bleustream.errors import UsageError
 from bleustream.metrics.protocol import Option
 

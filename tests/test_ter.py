@@ -26,7 +26,7 @@ from sacrebleu.metrics import lib_ter
 from sacrebleu.metrics.ter import TER, TERScore
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from bleustream.cli.options import add_option
+from bleustream.cli.parser import add_option
 from bleustream.metrics import ter, tercom
 from bleustream.metrics.protocol import add_rows
 from bleustream.metrics.ter import Settings, TerScore

@@ -30,12 +30,11 @@ from bleustream.cli.entry import install_handlers, say_interrupted
 from bleustream.cli.options import (
     DEFAULTS,
     PROG,
-    build_parser,
     config_options,
     option_dests,
     seed_setting,
-    to_stderr,
 )
+from bleustream.cli.parser import build_parser, to_stderr
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,

@@ -46,7 +46,8 @@ def say_what_sacrebleu_says(quiet: bool) -> None:
         return
     import logging
 
-    from bleustream.cli.options import PROG, to_stderr
+    from bleustream.cli.options import PROG
+    from bleustream.cli.parser import to_stderr
 
     class _Stderr(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:

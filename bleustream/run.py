@@ -987,8 +987,6 @@ def _run_corpus_wide(
     way: the numbers are one process's, with the settings the records
     carry.  ``opened``: the statistics files, already opened, and their policy.
     """
-    from bleustream.metrics import nist
-
     spec = options.specs[0]
     settings = spec.settings
     policy = BadLinePolicy(options.skip_bad_lines, report) if opened is None else opened[1]
@@ -1030,7 +1028,7 @@ def _run_corpus_wide(
     if read_partial:
         report(partial_input_message(read_partial))
         status = status if status != EXIT_OK else EXIT_DATAERR
-    where = partial_input(read_partial)
+    read_where = partial_input(read_partial)  # statistics read back of an interrupted run
     if options.format == "stats":
         out = []
         for index, system in enumerate(systems):
@@ -1040,31 +1038,11 @@ def _run_corpus_wide(
             out.append(json.dumps(record, ensure_ascii=False) + "\n")
         return _write_whole(stdout, "".join(out), status)
     formatter = FORMATTERS[options.format]
-    lines = []
-    # Every record is scored now, with the weights of the references read:
-    # of an interrupted input, each is partial.
-    if counted is not None:
-        cache: dict[str, float] = {}
-        for position, item in enumerate(where):
-            for index, system in enumerate(systems):
-                row = nist.weighted_row(counted[index][position], corpus.table, cache)
-                record = _segment_record(item, (spec.sentence_score(row),), system)
-                marked = replace(record, partial=partial or bool(read_partial), partial_input=where)
-                lines.append(formatter(marked, ctx))
-    for doc in sorted(docs):  # mteval's order of the documents: their ids' string order
-        for index, system in enumerate(systems):
-            counts = docs[doc][index]
-            row = counts.row(corpus.table)
-            record = Record(
-                "document",
-                (spec.score(row),),
-                counts.segments,
-                id=doc,
-                system=system,
-                partial=partial,
-                partial_input=where,
-            )
-            lines.append(formatter(record, ctx))
+    records = _nist_detail_records(spec, corpus, systems, (counted, where, docs))
+    if partial:
+        # Scored now with the weights of the references read: of an
+        # interrupted input, each is partial.
+        records = [replace(r, partial=True) for r in records]
     finals = [
         Record(
             "corpus",
@@ -1072,18 +1050,48 @@ def _run_corpus_wide(
             segments,
             system=system,
             partial=partial or bool(read_partial),
-            partial_input=where,
+            partial_input=read_where,
             skipped=policy.count,
         )
         for system, row in zip(systems, corpus.rows())
     ]
-    lines.append(final_text(options.format, ctx, finals, None))
-    text = "".join(lines)
+    text = "".join(formatter(r, ctx) for r in records)
+    text += final_text(options.format, ctx, finals, None)
     if partial or read_partial:
         text = _marked_or_withheld(
             report, options.format, ctx, text, finals, segments, at_the_end=True
         )
     return _write_whole(stdout, header(options.format, ctx) + text, status)
+
+
+def _nist_detail_records(spec: Spec, corpus: Any, systems: list[Any], read: Any) -> list[Record]:
+    """NIST's segment records (``-sl``) and document records, scored now
+    with the corpus-wide weights; ``read``: the counts of each segment,
+    the items they came from and the documents' counts (statistics read
+    back have none)."""
+    from bleustream.metrics import nist
+
+    counted, where, docs = read
+    records = []
+    if counted is not None:
+        cache: dict[str, float] = {}
+        for position, item in enumerate(where):
+            for index, system in enumerate(systems):
+                row = nist.weighted_row(counted[index][position], corpus.table, cache)
+                records.append(_segment_record(item, (spec.sentence_score(row),), system))
+    for doc in sorted(docs):  # mteval's order of the documents: their ids' string order
+        for index, system in enumerate(systems):
+            counts = docs[doc][index]
+            records.append(
+                Record(
+                    "document",
+                    (spec.score(counts.row(corpus.table)),),
+                    counts.segments,
+                    id=doc,
+                    system=system,
+                )
+            )
+    return records
 
 
 class _NistInterrupted(Exception):

@@ -251,6 +251,11 @@ def test_empty_input_is_status_65_in_one_line(tmp_path: Path, args: tuple[str, .
     (tmp_path / "ref").write_bytes(b"")
     for operands in (("--", "ref"), ()):  # REF files, or paste input
         proc = run(*args, *operands, cwd=tmp_path)
+        if args[0] == COMPAT[0] and operands:
+            # SacreBLEU reads an empty stdin as one empty line, longer than the reference.
+            message = assert_one_error(proc, 1, "")
+            assert message == "System and reference streams have different lengths."
+            continue
         message = assert_one_error(proc, 65, "")
         assert message == "no segments in the input (<stdin>); --allow-empty scores it as 0"
 

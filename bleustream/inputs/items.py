@@ -19,6 +19,7 @@ from bleustream.errors import (
     BleustreamError,
     InputError,
     Interrupted,
+    LengthMismatch,
     SacrebleuRefusal,
     UsageError,
 )
@@ -203,7 +204,21 @@ def check_stdin_fields(stdin: BinaryIO, options: ReadOptions) -> None:
     source = LineSource(
         STDIN_NAME, stdin, encoding, "replace", None, options.stdin_universal_newlines
     )
-    for text in source:
+    check_fields_left(source, options)
+
+
+def check_fields_left(source: LineSource, options: ReadOptions) -> None:
+    """Reads the rest of ``source`` (stdin, whose first line had
+    ``options.stdin_systems`` tab-separated fields) and raises the error of
+    the first line with another number; a line that does not decode is
+    passed over (SacreBLEU replaces its bytes)."""
+    while True:
+        try:
+            text = next(source)
+        except StopIteration:
+            return
+        except InputError:
+            continue
         found = len((text or "").rstrip().split("\t"))
         if found != options.stdin_systems:
             raise _uneven_fields(options.stdin_systems, found, options, source.name, source.line)
@@ -292,7 +307,7 @@ def _other_systems(
         # the same lines of the others go with them, and must exist.
         _read_to(source, first.line, first)
         for _ in source:
-            raise InputError(
+            raise LengthMismatch(
                 f"system file has more lines than {first.name} (which ended after "
                 f"line {first.line})",
                 source.name,
@@ -309,7 +324,7 @@ def _read_to(source: LineSource, line: int, first: LineSource) -> str | None:
         try:
             text = next(source)
         except StopIteration:
-            raise InputError(
+            raise LengthMismatch(
                 f"system file ended after line {source.line}, but {first.name} has a line {line}",
                 source.name,
             ) from None

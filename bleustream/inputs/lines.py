@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, Callable, NamedTuple
 
-from bleustream.errors import InputError, OpenError, ReadError, UsageError
+from bleustream.errors import InputError, LengthMismatch, OpenError, ReadError, UsageError
 
 STDIN_NAME = "<stdin>"
 
@@ -314,7 +314,7 @@ def _lockstep(
             try:
                 texts.append(next(ref))
             except StopIteration:
-                raise InputError(
+                raise LengthMismatch(
                     f"reference file ended after line {ref.line}, but {hyps.name} "
                     f"has a line {hyps.line}",
                     ref.name,
@@ -338,7 +338,7 @@ def _lockstep(
         yield Segment(hyp.rstrip(), fields, hyps.line)
     for ref in refs:
         for _ in ref:
-            raise InputError(
+            raise LengthMismatch(
                 f"reference file has more lines than the hypotheses "
                 f"({hyps.name} ended after line {hyps.line})",
                 ref.name,

@@ -20,7 +20,7 @@ verl 0.9.1's ``NaiveRewardManager`` (``verl/workers/reward_manager/naive.py``)
 calls ``compute_score(data_source=..., solution_str=..., ground_truth=...,
 extra_info=...)`` (lines 131-136), ``extra_info`` being the sample's
 dictionary with ``num_turns`` and ``rollout_reward_scores`` added (lines
-123-125); a custom reward function's ``reward_kwargs`` are merged into the
+123-127); a custom reward function's ``reward_kwargs`` are merged into the
 keywords (``verl/trainer/ppo/reward.py`` lines 32-38).  The batch manager
 (``verl/workers/reward_manager/batch.py`` lines 70-76) calls
 ``compute_score(data_sources=..., solution_strs=..., ground_truths=...,

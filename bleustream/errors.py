@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+PROG = "bleustream"  # the command's name, which begins each of its messages
+
 EXIT_OK = 0
 EXIT_SACREBLEU = 1  # --compat sacrebleu: what SacreBLEU refuses with its status 1
 EXIT_USAGE = 2  # bad option or configuration

@@ -579,11 +579,12 @@ def test_the_entry_point_loads_nothing_of_the_command_before_its_handlers() -> N
     code = (
         "import signal, sys\n"
         "import bleustream.cli.entry as entry\n"
+        "from bleustream.cli.signals import raise_interrupted\n"
         "loaded = sorted(m for m in ('argparse', 'bleustream.cli.main', 'bleustream.run')"
         " if m in sys.modules)\n"
         "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
         "entry.install_handlers()\n"
-        "assert signal.getsignal(signal.SIGTERM) is entry.raise_interrupted\n"
+        "assert signal.getsignal(signal.SIGTERM) is raise_interrupted\n"
         "print(loaded)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)

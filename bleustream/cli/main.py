@@ -26,7 +26,7 @@ from bleustream.cli.config import (
     merge,
     render,
 )
-from bleustream.cli.entry import install_handlers, say_interrupted
+from bleustream.cli.signals import install_handlers, say_interrupted
 from bleustream.cli.options import (
     DEFAULTS,
     PROG,

@@ -22,7 +22,7 @@ from bleustream.analysis.buckets import (
     SENTENCE_BLEU_EDGES,
     parse_edges,
 )
-from bleustream.cli.entry import PROG  # noqa: F401 (the command's name, for the parser)
+from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.metrics.protocol import Option
 from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, METRICS

@@ -56,6 +56,7 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream.kernels import native
+from bleustream.metrics.chrf_batches import c_count_lines, c_score_objects
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     Option,
@@ -66,7 +67,6 @@ from bleustream.metrics.protocol import (
     whole_counts,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
-from bleustream.metrics.scores import CHRFSignature as CHRFSignature  # SacreBLEU's name here
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -647,51 +647,6 @@ def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
     return hyp_row
 
 
-def _whole_settings(settings: Settings) -> bool:
-    """Whether the C batches take these settings as they are: orders and
-    beta of type int (a score object keeps them, and names itself by beta)."""
-    numbers = (settings.char_order, settings.word_order, settings.beta)
-    return all(type(x) is int for x in numbers) and type(settings.eps_smoothing) is bool
-
-
-def c_count_lines(settings: Settings) -> Callable[[Sequence[str], Sequence[Any]], list[Row]] | None:
-    """A batch's rows in one C call (``chrf_rows``): ``lines(hyps, refs)``,
-    ``refs[i]`` the references of ``hyps[i]``, gives each ``c_count`` row,
-    the C code choosing the best reference by ``f_score``'s twin."""
-    assert native is not None
-    if not _whole_settings(settings):
-        return None
-    kernel, lowercase = native.chrf_rows, settings.lowercase
-    fixed = (settings.char_order, settings.word_order, settings.whitespace)
-    fixed += (settings.beta, settings.eps_smoothing)
-
-    def lines(hyps: Sequence[str], refs: Sequence[Any]) -> list[Row]:
-        if lowercase:
-            hyps = [hyp.lower() for hyp in hyps]
-            refs = [tuple(ref.lower() for ref in segment) for segment in refs]
-        return kernel(hyps, refs, *fixed)  # type: ignore[no-any-return]
-
-    return lines
-
-
-def c_score_objects(settings: Settings) -> Callable[..., list[CHRFScore]] | None:
-    """Score objects of a batch of rows in one C call (``chrf_scores``),
-    called as ``made(rows, signature, one)``, ``one`` the pure
-    ``Spec.score_object``: each object equals ``one(row, signature)``, its
-    score computed by ``f_score``'s twin; a row the C code cannot read as
-    whole numbers within 2**53 goes to ``one``."""
-    assert native is not None
-    if not _whole_settings(settings):
-        return None
-    kernel = native.chrf_scores
-    fixed = (settings.char_order, settings.word_order, settings.beta, settings.eps_smoothing)
-
-    def made(rows: Sequence[Row], signature: str, one: Callable[..., CHRFScore]) -> Any:
-        return kernel(rows, *fixed, CHRFScore, signature, one)
-
-    return made
-
-
 # ----------------------------------------------------------------------------
 # Scores and their presentation
 # ----------------------------------------------------------------------------
@@ -794,13 +749,13 @@ count_lines = None if native is None else c_count_lines
 score_objects = None if native is None else c_score_objects
 
 
-# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` and ``CHRFSignature``
-# (imported above), and ``CHRF`` (``from bleustream.metrics.chrf import CHRF``),
+# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above),
+# ``CHRF`` (``from bleustream.metrics.chrf import CHRF``) and ``CHRFSignature``,
 # loaded when first asked for, from the module of the classes, which imports
 # this one.
 def __getattr__(name: str) -> Any:
-    if name == "CHRF":
-        from bleustream.metrics.metric_classes import CHRF
+    if name in ("CHRF", "CHRFSignature"):
+        from bleustream.metrics import metric_classes
 
-        return CHRF
+        return getattr(metric_classes, name)
     raise AttributeError(f"module 'bleustream.metrics.chrf' has no attribute {name!r}")

@@ -589,6 +589,45 @@ def test_the_class_made_is_the_one_given() -> None:
 
 
 @needs_kernel
+def test_a_class_that_intercepts_attributes_sees_every_one() -> None:
+    """The kernel writes an object's attributes straight into its __dict__
+    only where setattr() would: a class with its own __setattr__, or a
+    property among the attribute names, gets each attribute through it."""
+    native = _kernel()
+    seen: list[str] = []
+
+    class Logged(BLEUScore):
+        def __setattr__(self, name: str, value: Any) -> None:
+            seen.append(name)
+            super().__setattr__(name, value)
+
+    class Guarded(BLEUScore):
+        @property
+        def ratio(self) -> Any:
+            return self.__dict__["_ratio"]
+
+        @ratio.setter
+        def ratio(self, value: Any) -> None:
+            seen.append("ratio")
+            self.__dict__["_ratio"] = value
+
+    the_settings = bleu.Settings()
+    spec = Spec(bleu, the_settings)
+    row = _scored_in_c(the_settings)[0]
+    args = list(_kernel_args(the_settings))
+    want = spec.score_object(row, "sig")
+    for cls in (Logged, Guarded):
+        seen.clear()
+        args[-1] = cls
+        (got,) = native.bleu_scores([row], *args, "sig", spec.score_object)
+        assert type(got) is cls and got.ratio == want.ratio and str(got) == str(want)
+        if cls is Logged:
+            assert seen == list(vars(want)), seen
+        else:
+            assert seen == ["ratio"] and "ratio" not in vars(got)
+
+
+@needs_kernel
 def test_bad_arguments_raise() -> None:
     native = _kernel()
     spec = Spec(bleu, bleu.Settings())

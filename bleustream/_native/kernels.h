@@ -62,6 +62,9 @@ typedef struct {
     PyObject *str_vocab; /* "vocab", "ids": the attributes count_edits reads */
     PyObject *str_ids;
     int sum_exact; /* scores.c's sum equals builtins.sum: 1, 0, or -1 unknown yet */
+    /* scores.c's score objects' shared parts, made on its first call: (the
+     * attribute names, "BLEU", -1.0) */
+    PyObject *bleu_cache;
     BsTextSlot texts[BS_TEXT_CACHE_SIZE];
 } BsState;
 

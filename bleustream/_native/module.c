@@ -75,6 +75,7 @@ bs_traverse(PyObject *module, visitproc visit, void *arg)
     if (state != NULL) {
         Py_VISIT(state->str_vocab);
         Py_VISIT(state->str_ids);
+        Py_VISIT(state->bleu_cache);
     }
     return 0;
 }
@@ -86,6 +87,7 @@ bs_clear(PyObject *module)
     if (state != NULL) {
         Py_CLEAR(state->str_vocab);
         Py_CLEAR(state->str_ids);
+        Py_CLEAR(state->bleu_cache);
     }
     return 0;
 }

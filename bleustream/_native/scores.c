@@ -281,12 +281,69 @@ new_ref(PyObject *obj)
     return obj;
 }
 
-/* What every object of a call shares: "BLEU", -1.0, the module's texts. */
+/* What every object of a call shares: "BLEU", -1.0, the module's texts and
+ * the attribute names. */
 typedef struct {
     PyObject *name;
     PyObject *minus_one;
     BsTextSlot *texts;
+    PyObject *const *names;
 } Shared;
+
+/* The module's BsState.bleu_cache, made on its first call: (the attribute
+ * names, "BLEU", -1.0), which every call would otherwise make again (the
+ * names' interning costs more than a sentence's score object); a borrowed
+ * reference, or NULL on an error. */
+static PyObject *
+bleu_cache(BsState *state)
+{
+    PyObject *names, *name = NULL, *minus_one = NULL;
+    int k;
+    if (state->bleu_cache != NULL)
+        return state->bleu_cache;
+    if ((names = PyTuple_New(N_ATTRS)) == NULL)
+        return NULL;
+    for (k = 0; k < N_ATTRS; k++) {
+        PyObject *one = PyUnicode_InternFromString(attr_names[k]);
+        if (one == NULL)
+            goto error;
+        PyTuple_SET_ITEM(names, k, one);
+    }
+    if ((name = PyUnicode_InternFromString("BLEU")) == NULL ||
+        (minus_one = PyFloat_FromDouble(-1.0)) == NULL)
+        goto error;
+    state->bleu_cache = PyTuple_Pack(3, names, name, minus_one);
+error:
+    Py_DECREF(names);
+    Py_XDECREF(name);
+    Py_XDECREF(minus_one);
+    return state->bleu_cache;
+}
+
+/* s's chars appended at buf + *len (the caller sized buf). */
+static void
+append(char *buf, size_t *len, const char *s, size_t n)
+{
+    memcpy(buf + *len, s, n);
+    *len += n;
+}
+
+/* "%lld" of x appended at buf + *len. */
+static void
+append_ll(char *buf, size_t *len, long long x)
+{
+    char digits[24];
+    size_t n = 0;
+    unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0)
+        buf[(*len)++] = '-';
+    while (n)
+        buf[(*len)++] = digits[--n];
+}
 
 /* format(x, spec) of a float for a fixed-point spec ('.1f', '.3f'): the
  * C function float.__format__ calls for it, into out (size chars).
@@ -372,9 +429,8 @@ prec_text(BsTextSlot *texts, char *buf, const double *prec, Py_ssize_t order)
 }
 
 static PyObject *
-score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, const Shared *shared,
-             double score, double bp, const double *precisions, Py_ssize_t order, PyObject *row,
-             PyObject *signature)
+score_object(PyTypeObject *cls, PyObject *empty, const Shared *shared, double score, double bp,
+             const double *precisions, Py_ssize_t order, PyObject *row, PyObject *signature)
 {
     PyObject *values[N_ATTRS] = {NULL};
     PyObject *obj = NULL;
@@ -382,7 +438,8 @@ score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, const S
     double ratio;
     char bp_text[64], ratio_text[64], prec[PREC_TEXT_SIZE], verbose[PREC_TEXT_SIZE + 256];
     Py_ssize_t prec_len;
-    int verbose_len;
+    size_t verbose_len = 0;
+    PyObject *const *names = shared->names;
     Py_ssize_t n;
     int k, ok = 1;
     /* The row's numbers are exact ints (row_numbers): int(x) is x. */
@@ -420,15 +477,21 @@ score_object(PyTypeObject *cls, PyObject *const *names, PyObject *empty, const S
         fixed(shared->texts, bp_text, sizeof bp_text, bp, 3) < 0 ||
         fixed(shared->texts, ratio_text, sizeof ratio_text, ratio, 3) < 0)
         goto done;
-    verbose_len = snprintf(verbose, sizeof verbose,
-                           "%s (BP = %s ratio = %s hyp_len = %lld ref_len = %lld)", prec,
-                           bp_text, ratio_text, sys_len, ref_len);
-    if (verbose_len < 0 || (size_t)verbose_len >= sizeof verbose) {
-        PyErr_SetString(PyExc_OverflowError, "bleu_scores: a score text too long to format");
-        goto done;
-    }
+    /* f"{prec_str} (BP = {bp:.3f} ratio = {ratio:.3f} hyp_len = {sys_len:d}
+     * ref_len = {ref_len:d})": prec is at most PREC_TEXT_SIZE chars, the
+     * .3f texts under 64 each, the ints 20, so the rest fits in 256. */
+    append(verbose, &verbose_len, prec, (size_t)prec_len);
+    append(verbose, &verbose_len, " (BP = ", 7);
+    append(verbose, &verbose_len, bp_text, strlen(bp_text));
+    append(verbose, &verbose_len, " ratio = ", 9);
+    append(verbose, &verbose_len, ratio_text, strlen(ratio_text));
+    append(verbose, &verbose_len, " hyp_len = ", 11);
+    append_ll(verbose, &verbose_len, sys_len);
+    append(verbose, &verbose_len, " ref_len = ", 11);
+    append_ll(verbose, &verbose_len, ref_len);
+    append(verbose, &verbose_len, ")", 1);
     values[A_PREC_STR] = PyUnicode_DecodeASCII(prec, prec_len, NULL);
-    values[A_VERBOSE] = PyUnicode_DecodeASCII(verbose, verbose_len, NULL);
+    values[A_VERBOSE] = PyUnicode_DecodeASCII(verbose, (Py_ssize_t)verbose_len, NULL);
     if (values[A_PREC_STR] == NULL || values[A_VERBOSE] == NULL)
         goto done;
     /* object.__new__(cls), as of_stats */
@@ -468,14 +531,12 @@ BS_FASTCALL(bs_bleu_scores)
     BsState *state = bs_state(module);
     PyObject *a[8];
     PyObject *rows = NULL, *list = NULL, *empty = NULL, *res = NULL;
-    PyObject *names[N_ATTRS] = {NULL};
-    PyObject *cls, *signature, *fallback;
-    Shared shared = {NULL, NULL, NULL};
+    PyObject *cls, *signature, *fallback, *cache;
+    Shared shared = {NULL, NULL, NULL, NULL};
     long long numbers[2 + 2 * MAX_SCORE_ORDER];
     double prec[MAX_SCORE_ORDER];
     Settings st;
     Py_ssize_t i, n, size;
-    int k;
 
     if (bs_parse_args("bleu_scores", args, nargs, kwnames, NULL, 8, 8, a) < 0)
         return NULL;
@@ -513,20 +574,19 @@ BS_FASTCALL(bs_bleu_scores)
         state->sum_exact = -1;
         return NULL;
     }
+    if ((cache = bleu_cache(state)) == NULL)
+        return NULL;
     /* A tuple of the rows: ``fallback`` runs Python code, which must not be
      * able to change what is being read. */
     rows = PySequence_Tuple(a[0]);
     if (rows == NULL)
         return NULL;
-    for (k = 0; k < N_ATTRS; k++)
-        if ((names[k] = PyUnicode_InternFromString(attr_names[k])) == NULL)
-            goto done;
     if ((empty = PyTuple_New(0)) == NULL)
         goto done;
     shared.texts = state->texts;
-    if ((shared.name = PyUnicode_InternFromString("BLEU")) == NULL ||
-        (shared.minus_one = PyFloat_FromDouble(-1.0)) == NULL)
-        goto done;
+    shared.names = &PyTuple_GET_ITEM(PyTuple_GET_ITEM(cache, 0), 0);
+    shared.name = PyTuple_GET_ITEM(cache, 1);
+    shared.minus_one = PyTuple_GET_ITEM(cache, 2);
     n = PyTuple_GET_SIZE(rows);
     size = 2 + 2 * st.order;
     if ((list = PyList_New(n)) == NULL)
@@ -536,8 +596,8 @@ BS_FASTCALL(bs_bleu_scores)
         double score, bp;
         if (state->sum_exact == 1 && row_numbers(row, size, numbers) &&
             bleu_of_row(&st, numbers, &score, &bp, prec) && short_texts(prec, st.order))
-            obj = score_object((PyTypeObject *)cls, names, empty, &shared, score, bp, prec,
-                               st.order, row, signature);
+            obj = score_object((PyTypeObject *)cls, empty, &shared, score, bp, prec, st.order,
+                               row, signature);
         else {
             PyObject *call[2] = {row, signature};
             obj = PyObject_Vectorcall(fallback, call, 2, NULL);
@@ -551,10 +611,6 @@ BS_FASTCALL(bs_bleu_scores)
 done:
     Py_XDECREF(list);
     Py_XDECREF(empty);
-    Py_XDECREF(shared.name);
-    Py_XDECREF(shared.minus_one);
-    for (k = 0; k < N_ATTRS; k++)
-        Py_XDECREF(names[k]);
     Py_DECREF(rows);
     return res;
 }

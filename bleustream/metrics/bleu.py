@@ -30,7 +30,6 @@ from bleustream.metrics.protocol import (
     whole_counts,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, BLEUScore
-from bleustream.metrics.scores import BLEUSignature as BLEUSignature  # SacreBLEU's name here
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
@@ -688,15 +687,15 @@ sum_lines = None if native is None else c_sum_lines
 score_objects = None if native is None else c_score_objects
 
 
-# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` and ``BLEUSignature``
-# (imported above), and ``BLEU`` (``from bleustream.metrics.bleu import BLEU``),
+# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above),
+# ``BLEU`` (``from bleustream.metrics.bleu import BLEU``) and ``BLEUSignature``,
 # loaded when first asked for, from the module of the classes, which imports
 # this one.
 def __getattr__(name: str) -> Any:
-    if name == "BLEU":
-        from bleustream.metrics.metric_classes import BLEU
+    if name in ("BLEU", "BLEUSignature"):
+        from bleustream.metrics import metric_classes
 
-        return BLEU
+        return getattr(metric_classes, name)
     if name == "MAX_NGRAM_ORDER":  # SacreBLEU's name of the default
         return DEFAULT_MAX_ORDER
     raise AttributeError(f"module 'bleustream.metrics.bleu' has no attribute {name!r}")

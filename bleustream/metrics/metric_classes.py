@@ -29,7 +29,7 @@ from bleustream.metrics.arguments import (
 )
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
-from bleustream.metrics.scores import SIGNATURE_VERSION, BLEUScore, Score, Signature
+from bleustream.metrics.scores import BLEUScore, Score, Signature
 from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
 
 
@@ -237,7 +237,8 @@ class Metric:
         """The signature of the settings and of the last scoring's references."""
         if self.num_refs is None:
             raise ValueError("Number of references unknown, please evaluate the metric first.")
-        return self.spec.signature_object(self.num_refs, bs=self.n_bootstrap, seed=self.seed)
+        kind = SIGNATURE_TYPES.get(self.NAME, Signature)
+        return self.spec.signature_object(self.num_refs, kind, bs=self.n_bootstrap, seed=self.seed)
 
     def _warn_tokenized(self, hypotheses: Sequence[str]) -> None:
         if sum(hyp.endswith(" .") for hyp in hypotheses) >= 100:
@@ -411,11 +412,9 @@ CLASSES: dict[str, type[Metric]] = {cls.NAME: cls for cls in (BLEU, CHRF, TER)}
 def signature_of_args(
     name: str, args: Mapping[str, Any], nrefs: int | str
 ) -> tuple[dict[str, Any], Mapping[str, str]]:
-    """The signature fields and short names of metric ``name`` (``""``: the
-    common fields alone) with the settings in ``args``, a metric's attributes
-    as SacreBLEU's ``Signature(args)`` takes them."""
-    if not name:
-        return {"nrefs": str(nrefs), "version": SIGNATURE_VERSION}, {}
+    """The signature fields and short names of metric ``name`` with the
+    settings in ``args``, a metric's attributes as SacreBLEU's
+    ``Signature(args)`` takes them (its own objects' or bleustream's)."""
     cls = CLASSES[name]
     settings = {key: args[key] for key in cls.SETTINGS if key in args and key != "force"}
     made_by = args.get("tokenizer_signature")  # SacreBLEU's objects name no tokenizer
@@ -428,6 +427,44 @@ def signature_of_args(
     if made_by and "tok" in fields:
         fields["tok"] = made_by
     return fields, scored.metric.SIGNATURE_SHORT
+
+
+class MetricSignature(Signature):
+    """A SacreBLEU metric's signature: ``Signature(args)`` adds the metric's fields."""
+
+    NAME = ""  # the registry name of the metric
+
+    def _fields(
+        self, args: Mapping[str, Any], nrefs: int | str
+    ) -> tuple[dict[str, Any], Mapping[str, str]]:
+        return signature_of_args(self.NAME, args, nrefs)
+
+
+class BLEUSignature(MetricSignature):
+    """BLEU's signature, as SacreBLEU's ``BLEUSignature`` (``case``, ``eff``,
+    ``tok``, ``smooth``)."""
+
+    NAME = BLEU.NAME
+
+
+class CHRFSignature(MetricSignature):
+    """chrF's signature, as SacreBLEU's ``CHRFSignature`` (``case``, ``eff``,
+    ``nc``, ``nw``, ``space``)."""
+
+    NAME = CHRF.NAME
+
+
+class TERSignature(MetricSignature):
+    """TER's signature, as SacreBLEU's ``TERSignature`` (``case``, ``tok``,
+    ``norm``, ``punct``, ``asian``)."""
+
+    NAME = TER.NAME
+
+
+# The signature class of each metric class (by registry name).
+SIGNATURE_TYPES: dict[str, type[Signature]] = {
+    kind.NAME: kind for kind in (BLEUSignature, CHRFSignature, TERSignature)
+}
 
 
 def spec(metric: str, **settings: Any) -> Spec:

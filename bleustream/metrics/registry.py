@@ -15,7 +15,7 @@ from typing import Any
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
 from bleustream.metrics.protocol import Metric, Option, Row
-from bleustream.metrics.scores import SIGNATURE_TYPES, Score, Signature
+from bleustream.metrics.scores import Score, Signature
 
 METRICS: dict[str, Metric] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]
@@ -61,11 +61,12 @@ class Spec:
     def signature(self, nrefs: int | str) -> dict[str, str]:
         return self.metric.signature(self.settings, nrefs)
 
-    def signature_object(self, nrefs: int | str, **extra: Any) -> Signature:
-        """SacreBLEU's signature object (``BLEUSignature``... for its metrics),
-        with fields such as ``bs`` and ``seed`` added."""
-        cls = SIGNATURE_TYPES.get(self.name, Signature)
-        signature = cls.of_fields(self.signature(nrefs), self.metric.SIGNATURE_SHORT)
+    def signature_object(
+        self, nrefs: int | str, kind: type[Signature] = Signature, **extra: Any
+    ) -> Signature:
+        """SacreBLEU's signature object (of class ``kind``), with fields such
+        as ``bs`` and ``seed`` added."""
+        signature = kind.of_fields(self.signature(nrefs), self.metric.SIGNATURE_SHORT)
         for key, value in extra.items():
             signature.update(key, value)
         return signature

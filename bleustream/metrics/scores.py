@@ -10,9 +10,9 @@ references that made the score (empty when the number of references is
 unknown).
 
 ``Signature`` is SacreBLEU's signature object (``format(short=False)``,
-``update``, ``info``; ``str()`` is the long form), and ``BLEUSignature``,
-``CHRFSignature`` and ``TERSignature`` its subclasses, which a metric's
-``get_signature()`` returns.
+``update``, ``info``; ``str()`` is the long form); its subclasses of
+SacreBLEU's metrics, which their ``get_signature()`` returns, are beside
+the metric classes (``metric_classes``).
 
 Pure: these classes compute nothing from text.  A metric module turns its
 own score into one of them (``score_object`` in ``protocol``).
@@ -64,28 +64,30 @@ class Signature:
 
     ``Signature(args)`` takes what SacreBLEU's does: a metric's attributes
     (``vars(metric)``, of bleustream's metric classes or SacreBLEU's), with
-    ``num_refs`` set by a scoring (-1 or ``"var"``: it varied); a subclass
-    (``BLEUSignature``...) adds its metric's fields, as that metric's
-    module writes them.  ``of_fields`` makes one from a metric module's
+    ``num_refs`` set by a scoring (-1 or ``"var"``: it varied); a metric's
+    subclass (``BLEUSignature``... in ``metric_classes``) adds its fields,
+    as that metric's module writes them.  ``of_fields`` makes one from a metric module's
     fields (``nrefs`` first, ``version`` last) and short names.
     ``format(short=False)``, ``update`` and ``info`` are SacreBLEU's;
     ``str()`` is the long form.
     """
 
-    METRIC = ""  # the registry name of the metric whose fields a subclass holds
-
     def __init__(self, args: Mapping[str, Any]) -> None:
         if "num_refs" not in args or args["num_refs"] is None:
             raise ValueError("Number of references unknown, please evaluate the metric first.")
         nrefs = args["num_refs"]
-        nrefs = "var" if nrefs == -1 else nrefs
-        from bleustream.metrics.metric_classes import signature_of_args
-
-        fields, short_names = signature_of_args(self.METRIC, args, nrefs)
+        fields, short_names = self._fields(args, "var" if nrefs == -1 else nrefs)
         self._set(fields, short_names)
         for key, name in _COMMON_ARGS.items():
             if args.get(name) is not None:
                 self.info[key] = args[name]
+
+    def _fields(
+        self, args: Mapping[str, Any], nrefs: int | str
+    ) -> tuple[dict[str, Any], Mapping[str, str]]:
+        """The fields and short names of ``args``: here the common ones; a
+        metric's subclass adds its own."""
+        return {"nrefs": str(nrefs), "version": SIGNATURE_VERSION}, {}
 
     @classmethod
     def of_fields(cls, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> Signature:
@@ -122,33 +124,6 @@ class Signature:
 
     def __repr__(self) -> str:
         return self.format()
-
-
-class BLEUSignature(Signature):
-    """BLEU's signature, as SacreBLEU's ``BLEUSignature`` (``case``, ``eff``,
-    ``tok``, ``smooth``)."""
-
-    METRIC = "bleu"
-
-
-class CHRFSignature(Signature):
-    """chrF's signature, as SacreBLEU's ``CHRFSignature`` (``case``, ``eff``,
-    ``nc``, ``nw``, ``space``)."""
-
-    METRIC = "chrf"
-
-
-class TERSignature(Signature):
-    """TER's signature, as SacreBLEU's ``TERSignature`` (``case``, ``tok``,
-    ``norm``, ``punct``, ``asian``)."""
-
-    METRIC = "ter"
-
-
-# The signature class of each metric that SacreBLEU has (by registry name).
-SIGNATURE_TYPES: dict[str, type[Signature]] = {
-    cls.METRIC: cls for cls in (BLEUSignature, CHRFSignature, TERSignature)
-}
 
 
 class Score:

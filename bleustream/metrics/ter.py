@@ -31,7 +31,6 @@ from bleustream.metrics.protocol import (
     option_values,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
-from bleustream.metrics.scores import TERSignature as TERSignature  # SacreBLEU's name here
 from bleustream.metrics.tercom import Reference, count_edits, prepare_reference
 from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.tercom import tercom_tokenizer
@@ -277,13 +276,13 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     return ter_rows(sums, settings)
 
 
-# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` and ``TERSignature``
-# (imported above), and ``TER`` (``from bleustream.metrics.ter import TER``),
+# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` (imported above),
+# ``TER`` (``from bleustream.metrics.ter import TER``) and ``TERSignature``,
 # loaded when first asked for, from the module of the classes, which imports
 # this one.
 def __getattr__(name: str) -> Any:
-    if name == "TER":
-        from bleustream.metrics.metric_classes import TER
+    if name in ("TER", "TERSignature"):
+        from bleustream.metrics import metric_classes
 
-        return TER
+        return getattr(metric_classes, name)
     raise AttributeError(f"module 'bleustream.metrics.ter' has no attribute {name!r}")

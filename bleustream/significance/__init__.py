@@ -1,8 +1,8 @@
 """Significance: the segment store, SacreBLEU's resampling draws and their numpy scoring.
 
 SacreBLEU's public names of its ``significance`` module, ``PairedTest``,
-``Result`` and ``estimate_ci``, are here (``paired_test``), loaded when
-first asked for.
+``Result``, ``estimate_ci`` and ``IS_WINDOWS``, are here (``paired_test``),
+loaded when first asked for.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bleustream.significance.paired_test import PairedTest, Result, estimate_ci
+    from bleustream.significance.paired_test import IS_WINDOWS, PairedTest, Result, estimate_ci
 
-__all__ = ["PairedTest", "Result", "estimate_ci"]
+__all__ = ["IS_WINDOWS", "PairedTest", "Result", "estimate_ci"]
 
 
 def __getattr__(name: str) -> Any:

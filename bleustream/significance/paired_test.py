@@ -12,6 +12,7 @@ nothing but the time taken.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -22,7 +23,11 @@ from bleustream.metrics.protocol import Row
 from bleustream.metrics.scores import Signature
 from bleustream.significance import draws
 
-__all__ = ["PairedTest", "Result", "estimate_ci"]
+__all__ = ["IS_WINDOWS", "PairedTest", "Result", "estimate_ci"]
+
+# SacreBLEU's flag (it compares systems in one process there); ``n_jobs``
+# changes nothing here on any system.
+IS_WINDOWS = os.name == "nt"
 
 
 class Result:

@@ -4,6 +4,8 @@ named models, on bleustream's SentencePiece tokenizers (``spm``; the
 
 from __future__ import annotations
 
+from typing import Any
+
 from bleustream.tokenizers import spm
 from bleustream.tokenizers.tokenizer_base import Tokens
 
@@ -44,3 +46,9 @@ class Flores101Tokenizer(TokenizerSPM):
 class spBLEU1KTokenizer(TokenizerSPM):  # SacreBLEU's name
     def __init__(self) -> None:
         super().__init__("spBLEU-1K")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SACREBLEU_DIR":  # SacreBLEU's cache, where the models are
+        return spm.sacrebleu_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

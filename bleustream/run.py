@@ -197,6 +197,7 @@ class RunOptions:
             keep_lines=self.keep_lines,
             sentence_level=self.sentence_level,
             scoring_overrides=self.scoring_overrides,
+            counting_given=self.counting_given,
         )
 
 

@@ -321,7 +321,7 @@ def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path
     assert proc.returncode == 65
     assert proc.stderr.decode() == (
         f"bleustream: {path}:2: NIST statistics counted with order=5; order=4 was given (the "
-        "records carry their settings: give none of NIST's counting options to merge them)\n"
+        "records carry their counting settings: give the same, or none, to read them)\n"
     )
     bleu = tmp_path / "bleu.jsonl"
     bleu.write_bytes(run(str(ref), "-f", "stats", "-i", str(hyps[0])).stdout)

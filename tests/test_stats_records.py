@@ -495,3 +495,41 @@ def test_each_mutation_is_the_same_numbers_or_refused(data: st.DataObject) -> No
         assert line.startswith(f"bleustream: <stdin>:{index + 1}: {metric} statistics: "), line
         printed = [json.loads(out) for out in proc.stdout.decode().splitlines()]
         assert all(r["type"] == "segment" and r["line"] <= index for r in printed), printed
+
+
+# One rule for counting options given when statistics are read back, for
+# every metric: one that contradicts the record is refused at its file and
+# line; one that agrees, or none, reads them to the same numbers.
+COUNTING_GIVEN = {
+    "bleu": (("-m", "bleu"), ("-tok", "13a"), ("-tok", "intl"), "tokenize"),
+    "bleu-lowercase": (("-m", "bleu"), ("--no-lowercase",), ("-lc",), "lowercase"),
+    "chrf": (("-m", "chrf"), ("-cc", "6"), ("-cc", "5"), "char_order"),
+    "chrf++": (("-m", "chrf", "-cw", "2"), ("-cw", "2"), ("-cw", "0"), "word_order"),
+    "ter": (("-m", "ter"), ("--no-ter-normalized",), ("--ter-normalized",), "normalized"),
+    "nist": (("-m", "nist"), ("--nist-order", "5"), ("--nist-order", "4"), "order"),
+}
+
+
+@pytest.mark.parametrize(
+    "counting,agreeing,contradicting,field",
+    COUNTING_GIVEN.values(),
+    ids=COUNTING_GIVEN.keys(),
+)
+def test_a_counting_option_given_again_must_agree_with_the_records(
+    tmp_path: Path,
+    counting: tuple[str, ...],
+    agreeing: tuple[str, ...],
+    contradicting: tuple[str, ...],
+    field: str,
+) -> None:
+    direct = ok(bleustream(REF, "-i", HYP, *counting, "-b"))
+    shard = tmp_path / "shard.stats"
+    shard.write_bytes(b"\n" + ok(bleustream(REF, "-i", HYP, *counting, "-f", "stats")).stdout)
+    for options in ((), agreeing):
+        read = ok(bleustream("--input-format", "stats", *options, "-b", shard))
+        assert read.stdout == direct.stdout, options
+    refused = bleustream("--input-format", "stats", *contradicting, "-b", shard)
+    assert (refused.returncode, refused.stdout) == (65, b""), refused.stderr
+    (line,) = refused.stderr.decode().splitlines()
+    assert line.startswith(f"bleustream: {shard}:2: ") and " statistics counted with " in line
+    assert f"{field}=" in line and "was given" in line

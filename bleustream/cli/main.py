@@ -26,7 +26,6 @@ from bleustream.cli.config import (
     merge,
     render,
 )
-from bleustream.cli.signals import install_handlers, say_interrupted
 from bleustream.cli.options import (
     DEFAULTS,
     PROG,
@@ -35,6 +34,7 @@ from bleustream.cli.options import (
     seed_setting,
 )
 from bleustream.cli.parser import build_parser, to_stderr
+from bleustream.cli.signals import install_handlers, say_interrupted
 from bleustream.errors import (
     EXIT_IOERR,
     EXIT_OK,
@@ -328,13 +328,14 @@ def _scoring_overrides(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _counting_given(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Counting settings given (not defaults), by metric: NIST's statistics
-    read back must have been counted with them.  ``-tok`` is declared with
-    BLEU's options and is NIST's tokenizer too."""
+    """Counting settings given (not defaults), by metric and by the name a
+    stats record gives them (``chrf_char_order`` is chrF's ``char_order``):
+    statistics read back must have been counted with them.  ``-tok`` is
+    declared with BLEU's options and is NIST's tokenizer too."""
     given: dict[str, dict[str, Any]] = {}
     origins = options["origins"]
     for metric, option in all_options():
-        field = option.settings_field
+        field = option.settings_field.removeprefix(f"{metric.NAME}_")
         score_only = field in metric.SCORE_ONLY or field in metric.SCORE_ONLY_ONE_REF
         if option.config and not score_only and origins.get(option.dest) != FROM_DEFAULT:
             given.setdefault(metric.NAME, {})[field] = options[option.dest]

@@ -19,7 +19,7 @@ from typing import Any
 
 from bleustream.errors import InputError
 from bleustream.inputs.lines import LineSource
-from bleustream.inputs.stats_reader import note_partial
+from bleustream.inputs.stats_reader import check_counting_given, note_partial
 from bleustream.metrics import nist
 from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION
 
@@ -118,17 +118,12 @@ class NistRecords:
         if not isinstance(counting, dict):
             raise ValueError('a NIST record needs its "counting" settings')
         if self.settings is None:
-            for key, value in self._given.items():
-                if key in _COUNTING and counting.get(key) != value:
-                    raise ValueError(
-                        f"NIST statistics counted with {key}={json.dumps(counting.get(key))}; "
-                        f"{key}={json.dumps(value)} was given (the records carry their "
-                        "settings: give none of NIST's counting options to merge them)"
-                    )
+            own = {key: counting.get(key) for key in _COUNTING}
             try:
-                self.settings = nist.Settings(**{key: counting.get(key) for key in _COUNTING})
+                self.settings = nist.Settings(**own)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"NIST's counting settings cannot be used: {exc}") from None
+            check_counting_given(nist.label(self.settings), own, self._given)
             self._where = where
             return self.settings
         for key in _COUNTING:

@@ -44,6 +44,9 @@ class ReadOptions:
     # Merging statistics: by metric name, the score-only settings that the
     # command line (or config file) sets over those the records carry.
     scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Reading statistics: by metric name, the counting settings given; each
+    # must agree with the records (``stats_reader.check_counting_given``).
+    counting_given: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Each rule about what may be read together is checked here, once,

@@ -119,7 +119,7 @@ def chunks_to_items(
             continue
         if isinstance(chunk, Layout):
             overrides = tuple(dict(options.scoring_overrides.get(m, {})) for m in chunk.metrics)
-            read.specs = specs_of(chunk, overrides)
+            read.specs = specs_of(chunk, overrides, options.counting_given)
             read.nrefs = chunk.nrefs
             continue
         read.skipped += chunk.skipped

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError, count_of
@@ -202,9 +202,30 @@ def _describe_system(system: str | int | None) -> str:
     return "no system" if system is None else f"system {json.dumps(system)}"
 
 
-def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> tuple[Spec, ...]:
+def check_counting_given(label: str, counting: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+    """The one rule for counting options given when statistics of a metric
+    (``label``: its name in messages) are read back: an option that agrees
+    with the record's counting settings, or one not given, is fine; one
+    that says otherwise is a ``ValueError`` (its caller names the record's
+    file and line).  Every metric's read-back uses it."""
+    for key in sorted(given.keys() & counting.keys()):
+        if given[key] != counting[key]:
+            raise ValueError(
+                f"{label} statistics counted with {key}={json.dumps(counting[key])}; "
+                f"{key}={json.dumps(given[key])} was given (the records carry their "
+                "counting settings: give the same, or none, to read them)"
+            )
+
+
+def specs_of(
+    layout: Layout,
+    scoring_overrides: tuple[dict[str, Any], ...],
+    counting_given: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[Spec, ...]:
     """The metrics of a layout: its counting settings, and its scoring settings
     unless ``scoring_overrides`` (one dict per metric) sets them.
+    ``counting_given``: by metric name, the counting settings given on the
+    command line (see ``check_counting_given``).
 
     A setting that changes only the score of one reference's statistics
     (``SCORE_ONLY_ONE_REF``) may be set anew over statistics of one
@@ -230,6 +251,11 @@ def specs_of(layout: Layout, scoring_overrides: tuple[dict[str, Any], ...]) -> t
             settings = metric.Settings(**fields)
         except (TypeError, ValueError) as exc:
             raise InputError(f"settings of {name} cannot be used: {exc}", layout.where) from None
+        try:
+            given = (counting_given or {}).get(name, {})
+            check_counting_given(metric.label(settings), counting, given)
+        except ValueError as exc:
+            raise InputError(str(exc), layout.where) from None
         specs.append(Spec(metric, settings))
     return tuple(specs)
 

@@ -12,6 +12,8 @@ install, ``python -m bleustream.dropin``) runs in a child process.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -21,6 +23,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
@@ -254,8 +257,193 @@ def test_significance_paired_test_as_sacrebleus(monkeypatch: Any) -> None:
             for a, b in zip(got[1][label], want[1][label]):
                 assert isinstance(a, ours.Result)
                 assert (a.score, a.p_value, a.mean, a.ci) == (b.score, b.p_value, b.mean, b.ci)
+                # numpy scalars as SacreBLEU's (float32 for chrF): same type, same text
+                assert [type(v) for v in vars(a).values()] == [type(v) for v in vars(b).values()]
+                assert repr(a) == repr(b)
     scores = [41.5, 40.25, 43.0, 39.5, 42.0] * 9
-    assert ours.estimate_ci(scores) == tuple(float(x) for x in theirs.estimate_ci(scores))
+    for kind in (list, np.float64, np.float32):
+        data = np.asarray(scores, dtype=kind) if kind is not list else scores
+        got, want = ours.estimate_ci(data), theirs.estimate_ci(np.asarray(data))
+        assert got == want and [type(v) for v in got] == [type(v) for v in want]
+        assert [str(v) for v in got] == [str(v) for v in want]
+
+
+# -- the signature classes and the modules' constants -----------------------------
+
+SIGNATURE_CASES = [
+    ("bleu", "BLEU", "BLEUSignature", {}),
+    ("bleu", "BLEU", "BLEUSignature", {"tokenize": "intl", "lowercase": True}),
+    ("bleu", "BLEU", "BLEUSignature", {"smooth_method": "floor", "smooth_value": 0.2}),
+    ("bleu", "BLEU", "BLEUSignature", {"smooth_method": "add-k", "effective_order": True}),
+    ("bleu", "BLEU", "BLEUSignature", {"trg_lang": "zh"}),
+    ("chrf", "CHRF", "CHRFSignature", {}),
+    ("chrf", "CHRF", "CHRFSignature", {"word_order": 2, "eps_smoothing": True}),
+    ("chrf", "CHRF", "CHRFSignature", {"lowercase": True, "whitespace": True}),
+    ("ter", "TER", "TERSignature", {}),
+    ("ter", "TER", "TERSignature", {"normalized": True, "no_punct": True, "case_sensitive": True}),
+    ("ter", "TER", "TERSignature", {"asian_support": True}),
+]
+
+
+def _unversioned(text: str) -> str:
+    """A signature's text without its version field (SacreBLEU's or bleustream's)."""
+    return "|".join(part for part in text.split("|") if not part.startswith(("version:", "v:")))
+
+
+@pytest.mark.parametrize(("module", "cls", "sig", "settings"), SIGNATURE_CASES, ids=repr)
+def test_signature_classes_as_sacrebleus(module: str, cls: str, sig: str, settings: dict) -> None:
+    ours_mod = importlib.import_module(f"bleustream.metrics.{module}")
+    theirs_mod = importlib.import_module(f"sacrebleu.metrics.{module}")
+    OurSig, TheirSig = getattr(ours_mod, sig), getattr(theirs_mod, sig)
+    from bleustream.metrics.base import Signature
+
+    assert issubclass(OurSig, Signature) and OurSig.__name__ == TheirSig.__name__
+    hyps, refs = _corpus(11, 40, 2)
+    for n_bootstrap in (1, 20):
+        ours = getattr(ours_mod, cls)(**settings)
+        theirs = getattr(theirs_mod, cls)(**settings)
+        ours.corpus_score(hyps, refs, n_bootstrap=n_bootstrap)
+        theirs.corpus_score(hyps, refs, n_bootstrap=n_bootstrap)
+        want = theirs.get_signature()
+        made = [
+            ours.get_signature(),
+            OurSig(vars(ours)),  # constructed as SacreBLEU's is, from either's metric
+            OurSig(vars(theirs)),
+        ]
+        for got in made:
+            assert type(got) is OurSig
+            assert list(got.info) == list(want.info)
+            for short in (False, True):
+                text = got.format(short=short)
+                assert _unversioned(text) == _unversioned(want.format(short=short))
+                assert text.endswith(
+                    f"|{'v' if short else 'version'}:bleustream-{bleustream.__version__}"
+                )
+            assert str(got) == repr(got) == got.format()
+            got.update("test", "wmt17")
+            want.update("test", "wmt17")
+            assert _unversioned(got.format(short=True)) == _unversioned(want.format(short=True))
+            want.info["test"] = None
+
+
+def test_base_signature_and_its_refusal() -> None:
+    from sacrebleu.metrics.base import Signature as Theirs
+
+    from bleustream.metrics.base import Signature
+
+    args = {"num_refs": -1, "n_bootstrap": 100, "seed": 7, "test_set": "wmt17", "langpair": "en-de"}
+    got, want = Signature(args), Theirs(args)
+    assert list(got.info) == list(want.info)
+    for short in (False, True):
+        assert _unversioned(got.format(short=short)) == _unversioned(want.format(short=short))
+    for bad in ({}, {"lowercase": True}):
+        with pytest.raises(ValueError, match="Number of references unknown"):
+            Signature(bad)
+        with pytest.raises(ValueError, match="Number of references unknown"):
+            Theirs(bad)
+    with pytest.raises(ValueError, match="Number of references unknown"):
+        bleustream.BLEU().get_signature()
+
+
+def _defined_names(module: Any) -> dict[str, Any]:
+    """The public names a module defines itself (not those it imports)."""
+    found = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(value) or name == "TYPE_CHECKING":
+            continue
+        home = getattr(value, "__module__", module.__name__)
+        if isinstance(home, str) and home == module.__name__:
+            found[name] = value
+    return found
+
+
+SACREBLEU_MODULES = [
+    "metrics.base",
+    "metrics.bleu",
+    "metrics.chrf",
+    "metrics.ter",
+    "metrics.helpers",
+    "significance",
+    *(
+        f"tokenizers.tokenizer_{name}"
+        for name in (
+            "13a",
+            "base",
+            "char",
+            "intl",
+            "ja_mecab",
+            "ko_mecab",
+            "none",
+            "re",
+            "spm",
+            "ter",
+            "zh",
+        )
+    ),
+]
+
+
+@pytest.mark.parametrize("name", SACREBLEU_MODULES)
+def test_every_name_a_sacrebleu_module_defines(name: str) -> None:
+    """Classes, functions and constants: each there, constants equal (the
+    mecab FAIL_MESSAGE names bleustream's extra for SacreBLEU's)."""
+    theirs = importlib.import_module(f"sacrebleu.{name}")
+    ours = importlib.import_module(f"bleustream.{name}")
+    for key, value in _defined_names(theirs).items():
+        assert hasattr(ours, key), f"bleustream.{name} has no {key}"
+        mine = getattr(ours, key)
+        if inspect.isclass(value) or callable(value):
+            assert callable(mine) and getattr(mine, "__name__", key) == value.__name__
+        elif key == "FAIL_MESSAGE":
+            assert mine == value.replace("pip install sacrebleu[", "pip install bleustream[")
+        else:
+            assert mine == value, key
+
+
+def test_constants_and_base_classes_through_the_users_imports() -> None:
+    from sacrebleu.tokenizers import tokenizer_ja_mecab as their_ja
+    from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS as THEIR_MODELS
+
+    from bleustream.metrics.base import Metric, Score
+    from bleustream.metrics.bleu import MAX_NGRAM_ORDER
+    from bleustream.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab, tokenizer_spm
+    from bleustream.tokenizers.spm import model_path
+    from bleustream.tokenizers.tokenizer_spm import SPM_MODELS
+
+    assert MAX_NGRAM_ORDER == 4
+    assert SPM_MODELS == THEIR_MODELS
+    for key, model in SPM_MODELS.items():  # the cache file is the address's basename
+        assert Path(model_path(key)).name == Path(model["url"]).name
+    for cls in ("Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer"):
+        assert issubclass(getattr(tokenizer_spm, cls), tokenizer_spm.TokenizerSPM)
+    assert "pip install bleustream[ja]" in tokenizer_ja_mecab.FAIL_MESSAGE
+    assert "pip install bleustream[ko]" in tokenizer_ko_mecab.FAIL_MESSAGE
+    assert tokenizer_ja_mecab.FAIL_MESSAGE.replace("bleustream[", "sacrebleu[") == (
+        their_ja.FAIL_MESSAGE
+    )
+    hyps, refs = _corpus(12, 20, 1)
+    for metric in (bleustream.BLEU(), bleustream.CHRF(), bleustream.TER()):
+        assert isinstance(metric, Metric)
+        assert isinstance(metric.corpus_score(hyps, refs), Score)
+        assert isinstance(metric.sentence_score(hyps[0], [refs[0][0]]), Score)
+
+
+def test_missing_mecab_raises_sacrebleus_fail_message(monkeypatch: Any) -> None:
+    from bleustream.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda n, *a: None if n in ("MeCab", "mecab_ko") else real(n, *a),
+    )
+    for module, cls in (
+        (tokenizer_ja_mecab, "TokenizerJaMecab"),
+        (tokenizer_ko_mecab, "TokenizerKoMecab"),
+    ):
+        with pytest.raises(RuntimeError) as raised:
+            getattr(module, cls)()
+        assert str(raised.value) == module.FAIL_MESSAGE
 
 
 # -- install_as_sacrebleu() ----------------------------------------------------------
@@ -308,6 +496,61 @@ def test_install_as_sacrebleu() -> None:
     assert modules["sacrebleu.metrics.bleu"] == "bleustream.metrics.bleu"
     real = [n for n, m in modules.items() if not m.startswith("bleustream")]
     assert real and all(n.startswith("sacrebleu.dataset.") for n in real), real
+
+
+NAMES = """
+import json, sys
+import bleustream
+if sys.argv[2] == "install":
+    bleustream.install_as_sacrebleu()
+import sacrebleu
+from sacrebleu.metrics.base import Metric, Score, Signature
+from sacrebleu.metrics.bleu import BLEU, MAX_NGRAM_ORDER, BLEUSignature
+from sacrebleu.metrics.chrf import CHRF, CHRFSignature
+from sacrebleu.metrics.ter import TER, TERSignature
+from sacrebleu.significance import IS_WINDOWS, PairedTest
+from sacrebleu.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab, tokenizer_spm
+hyps, refs, other = json.loads(sys.argv[1])
+out = {"module": BLEU.__module__}
+for metric, cls in ((BLEU(tokenize="intl"), BLEUSignature), (CHRF(word_order=2), CHRFSignature),
+                    (TER(asian_support=True), TERSignature)):
+    score = metric.corpus_score(hyps, refs, n_bootstrap=10)
+    sig = metric.get_signature()
+    made = cls(vars(metric))
+    out[type(sig).__name__] = [
+        isinstance(sig, cls), isinstance(sig, Signature), isinstance(metric, Metric),
+        isinstance(score, Score), sig.format(), sig.format(short=True), str(made), list(sig.info),
+    ]
+out["constants"] = [MAX_NGRAM_ORDER, IS_WINDOWS, tokenizer_spm.SPM_MODELS,
+                    tokenizer_ja_mecab.FAIL_MESSAGE, tokenizer_ko_mecab.FAIL_MESSAGE]
+sigs, columns = PairedTest([("base", hyps), ("other", other)], {"chrF": CHRF()}, refs, "bs", 50)()
+out["paired"] = [[type(v).__name__ for v in vars(r).values()] + [repr(r)] for r in columns["chrF2"]]
+print(json.dumps(out))
+"""
+
+
+def test_signatures_and_constants_under_install_as_sacrebleu() -> None:
+    """The names through ``import sacrebleu`` after the install are SacreBLEU's,
+    text and types, bar the version field and the extra the messages name."""
+    hyps, refs = _corpus(13, 40, 2)
+    other = _corpus(14, 40, 1)[0]
+    data = json.dumps([hyps, refs, other])
+    got = _child(NAMES, data, "install")
+    want = _child(NAMES, data, "real")
+    assert got.pop("module") == "bleustream.metrics.metric_classes"
+    assert want.pop("module") == "sacrebleu.metrics.bleu"
+    for name in ("BLEUSignature", "CHRFSignature", "TERSignature"):
+        mine, theirs = got[name], want[name]
+        assert mine[:4] == theirs[:4] == [True] * 4
+        for a, b in zip(mine[4:7], theirs[4:7]):
+            assert _unversioned(a) == _unversioned(b)
+            assert a.endswith(f":bleustream-{bleustream.__version__}")
+        assert mine[7] == theirs[7]
+    mine, theirs = got["constants"], want["constants"]
+    assert mine[:3] == theirs[:3]
+    assert [m.replace("bleustream[", "sacrebleu[") for m in mine[3:]] == theirs[3:]
+    assert got["paired"] == want["paired"]
+    assert got["paired"][0][2:4] == ["float32", "float32"]
 
 
 USER = """

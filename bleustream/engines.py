@@ -35,7 +35,6 @@ import os
 import re
 import sys
 import zlib
-from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -45,7 +44,6 @@ from bleustream.cli.config import FROM_COMMAND_LINE
 from bleustream.cli.main import check_options, load_config, resolve, show_config
 from bleustream.cli.parser import build_parser
 from bleustream.errors import (
-    EXIT_IOERR,
     EXIT_OK,
     EXIT_OSERR,
     EXIT_SIGINT,
@@ -55,11 +53,26 @@ from bleustream.errors import (
     OpenError,
     ReadError,
     UsageError,
+    failure_status,
 )
-from bleustream.inputs.items import count_item, input_name, items_of_segments, plain_segments
+from bleustream.inputs.items import (
+    count_item,
+    input_name,
+    items_of_segments,
+    plain_segments,
+    summed_batches,
+)
 from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, open_source
-from bleustream.metrics.counting import Counter, Rows, Totals
-from bleustream.metrics.registry import Spec
+from bleustream.metrics.counting import (
+    Rows,
+    Summed,
+    add_parts,
+    add_summed,
+    sum_rows,
+    zero_totals,
+)
+from bleustream.parallel.blocks import READ_SIZE, past_newlines
+from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
 
 __all__ = [
@@ -80,7 +93,6 @@ __all__ = [
     "whole_number",
 ]
 
-READ_SIZE = 1 << 20  # bytes read at a time when indexing a file
 MAX_MARKS = 4096  # line offsets an index keeps, at most (plus one)
 
 # Settings whose records, or whose input, an engine run does not produce or read.
@@ -167,8 +179,7 @@ def index_file(
                 start = 0
                 while len(marks) * stride <= block_end:
                     target = len(marks) * stride  # the line end after which a marked line starts
-                    for _ in range(target - lines):
-                        start = block.index(b"\n", start) + 1
+                    start, _ = past_newlines(block, start, target - lines)
                     lines = target
                     marks.append(position + start)
                     if len(marks) > MAX_MARKS:
@@ -204,36 +215,34 @@ def _first_line_fields(path: str, name: str, encoding: str, errors: str) -> int:
 
 @dataclass(frozen=True)
 class _Block:
-    """What one block of segments contributes besides its sums."""
+    """A block of segments counted in one task: its place in the input and its ``Summed``."""
 
     first: int  # segments before the block
-    segments: int
     last: bool  # the block ran to the end of the input
-    nrefs: int  # references of its first segment (0: no segment)
-    fractions: tuple[Any, ...]  # per system, metric, fractional column: each segment's value
+    summed: Summed | None  # None: no segment
     rows: tuple[Rows, ...] | None  # for a test: every segment's rows
     error: BleustreamError | None  # the error that ended the block
+
+    @property
+    def segments(self) -> int:
+        return 0 if self.summed is None else self.summed.segments
 
 
 @dataclass(frozen=True)
 class Stats:
     """The statistics of some blocks of segments: ``a + b`` is exact, in any order.
 
-    ``totals`` holds each system's summed rows; the fractional columns'
-    sums there are not used (``records`` adds their values in input order).
+    Each block keeps its ``Summed`` (whole numbers summed, TER's fractional
+    rows kept in order); ``records`` adds the blocks in input order, as one
+    process adds its batches.
     """
 
-    totals: tuple[Totals, ...]
     blocks: tuple[_Block, ...] = field(default=())  # ordered by their first segment
 
     def __add__(self, other: Stats) -> Stats:
         if not isinstance(other, Stats):
             return NotImplemented
-        if len(self.totals) != len(other.totals):
-            raise ValueError("cannot add statistics of different numbers of systems")
-        totals = tuple(a + b for a, b in zip(self.totals, other.totals))
-        blocks = tuple(heapq.merge(self.blocks, other.blocks, key=lambda b: b.first))
-        return Stats(totals, blocks)
+        return Stats(tuple(heapq.merge(self.blocks, other.blocks, key=lambda b: b.first)))
 
     def __radd__(self, other: Any) -> Stats:
         if other == 0:  # sum() starts from 0
@@ -243,62 +252,14 @@ class Stats:
     @property
     def segments(self) -> int:
         """Segments counted (whatever the blocks' coverage)."""
-        return self.totals[0].segments
+        return sum(block.segments for block in self.blocks)
 
 
-_COUNTERS: dict[Any, tuple[Counter, tuple[tuple[int, ...], ...]]] = {}
-
-
-def _counter(specs: tuple[Spec, ...], systems: int) -> tuple[Counter, tuple[tuple[int, ...], ...]]:
-    """This process's counter for the settings, and each metric's fractional columns.
-
-    The columns are told from a probe segment: a metric's row has the same
-    types for every segment (``records`` checks the others are whole).
-    """
-    key = (specs, systems)
-    found = _COUNTERS.get(key)
-    if found is None:
-        probe = Counter(specs, 1).count(("a b c .",), ["a b d ."])[0]
-        columns = tuple(
-            tuple(j for j, value in enumerate(row) if type(value) is float) for row in probe
-        )
-        found = _COUNTERS[key] = (Counter(specs, systems), columns)
-    return found
-
-
-class _Adder:
-    """A block's statistics, segment by segment."""
-
-    def __init__(self, job: Job, first: int) -> None:
-        self.counter, self.columns = _counter(job.options.specs, job.systems)
-        specs = job.options.specs
-        self.first = first
-        self.sums = [[spec.zero() for spec in specs] for _ in range(job.systems)]
-        self.fractions = [
-            [tuple(array("d") for _ in cols) for cols in self.columns] for _ in range(job.systems)
-        ]
-        self.rows: list[Rows] | None = [] if job.options.test is not None else None
-        self.segments = 0
-        self.nrefs = 0
-        self.error: BleustreamError | None = None
-
-    def add(self, rows: Rows, nrefs: int) -> None:
-        self.nrefs = self.nrefs or nrefs
-        for sums, fractions, system_rows in zip(self.sums, self.fractions, rows):
-            for m, row in enumerate(system_rows):
-                sums[m] = tuple([a + b for a, b in zip(sums[m], row)])
-                for values, j in zip(fractions[m], self.columns[m]):
-                    values.append(row[j])
-        if self.rows is not None:
-            self.rows.append(rows)
-        self.segments += 1
-
-    def stats(self, last: bool) -> Stats:
-        totals = tuple(Totals(tuple(rows), self.segments) for rows in self.sums)
-        fractions = tuple(tuple(per_metric) for per_metric in self.fractions)
-        rows = tuple(self.rows) if self.rows is not None else None
-        block = _Block(self.first, self.segments, last, self.nrefs, fractions, rows, self.error)
-        return Stats(totals, (block,))
+def _block(
+    first: int, last: bool, summed: Summed | None, rows: list[Rows] | None, error: Any
+) -> Stats:
+    """The statistics of one block."""
+    return Stats((_Block(first, last, summed, None if rows is None else tuple(rows), error),))
 
 
 # ----------------------------------------------------------------------------
@@ -446,8 +407,7 @@ class Job:
 
     def zero(self) -> Stats:
         """The statistics of nothing: ``+`` leaves any statistics as they are."""
-        specs = self.options.specs
-        return Stats(tuple(Totals(tuple(s.zero() for s in specs), 0) for _ in range(self.systems)))
+        return Stats()
 
     def part_stats(self, part: Part) -> Stats:
         """Read one part of the files and count it: the work of a task.
@@ -457,9 +417,13 @@ class Job:
         """
         o = self.options
         reading = o.reading
-        adder = _Adder(self, part.first)
+        counter = process_counter(o.specs, self.systems)
         policy = BadLinePolicy(False)
         sources: list[LineSource] = []
+        summed: Summed | None = None
+        rows: list[Rows] | None = [] if o.test is not None else None
+        nrefs = 0
+        error: BleustreamError | None = None
         try:
             encoding = check_encoding(o.encoding)
             for path, name, offset in zip(self.paths, self.names, part.offsets):
@@ -476,14 +440,21 @@ class Job:
             items: Iterator[Any] = items_of_segments(segments, reading, sources, policy)
             if not part.last:
                 items = islice(items, part.count)
-            for item in items:
-                adder.add(count_item(adder.counter, item, reading), len(item.refs))
+            if rows is None:
+                for _batch, batch in summed_batches(counter, items, reading):
+                    summed = add_summed(summed, batch)
+            else:  # a test resamples the segments: every one's rows are kept
+                for item in items:
+                    rows.append(count_item(counter, item, reading))
+                    nrefs = nrefs or len(item.refs)
         except BleustreamError as exc:
-            adder.error = exc
+            error = exc
         finally:
             for source in sources:
                 source.close()
-        return adder.stats(part.last)
+        if rows:
+            summed = sum_rows(rows, self.systems, nrefs)
+        return _block(part.first, part.last, summed, rows, error)
 
     def batch_stats(
         self,
@@ -505,19 +476,23 @@ class Job:
         n = len(hyps[0]) if hyps else 0
         if any(len(column) != n for column in (*hyps, *refs)):
             raise ValueError(f"segments from {first + 1}: columns of different lengths")
-        adder = _Adder(self, first)
-        count = adder.counter.count
+        count = process_counter(self.options.specs, self.systems).count
+        rows: list[Rows] = []
+        nrefs = 0
+        error: BleustreamError | None = None
         try:
             for i in range(n):
                 present = [stream[i] for stream in refs if stream[i] is not None]
                 try:
-                    rows = count(tuple(column[i] for column in hyps), present)
+                    rows.append(count(tuple(column[i] for column in hyps), present))
                 except InputError as exc:
                     raise InputError(exc.message, exc.source or "segment", first + i + 1) from None
-                adder.add(rows, len(present))
+                nrefs = nrefs or len(present)
         except BleustreamError as exc:
-            adder.error = exc
-        return adder.stats(last)
+            error = exc
+        summed = sum_rows(rows, self.systems, nrefs) if rows else None
+        kept = rows if self.options.test is not None else None
+        return _block(first, last, summed, kept, error)
 
     # -- the records (driver) ------------------------------------------------
 
@@ -528,10 +503,12 @@ class Job:
         no gap and no overlap, up to a block that ran to the end of the
         input (or up to ``segments``, when given); else the engine lost or
         repeated work, an ``EngineFailure`` (status 71).  A block that failed
-        raises its error, the first in input order.
+        raises its error, the first in input order.  The blocks are added in
+        input order, as one process adds its batches.
         """
         o = self.options
         at, ended, nrefs = 0, False, 0
+        totals = [zero_totals(o.specs) for _ in range(self.systems)]
         for block in total.blocks:
             if block.first < at or ended:
                 raise EngineFailure(
@@ -546,7 +523,11 @@ class Job:
             if block.error is not None:
                 raise block.error
             at, ended = at + block.segments, block.last
-            nrefs = nrefs or block.nrefs
+            if block.summed is not None:
+                nrefs = nrefs or block.summed.nrefs
+                totals = list(
+                    map(add_parts, totals, block.summed.parts, [block.segments] * len(totals))
+                )
         if segments is not None and at != segments:
             raise EngineFailure(
                 f"statistics of {segments} segments were expected, {at} were counted; "
@@ -556,15 +537,12 @@ class Job:
             raise EngineFailure(
                 f"statistics of the input after segment {at} are missing; no score is printed"
             )
-        if at != total.segments:
-            raise EngineFailure("statistics of some segments are counted twice")
         if at == 0 and not o.allow_empty:
             # As the command: an empty input is bad input, not a score of 0.
             raise InputError(
                 f"no segments in the input ({input_name(o.reading)}); --allow-empty scores it as 0"
             )
         known = o.num_refs if o.num_refs > 1 else len(o.refs)
-        totals = [self._whole(total, s) for s in range(self.systems)]
         store = None
         if o.test is not None:
             from bleustream.significance.resampling import SegmentStore
@@ -574,27 +552,6 @@ class Job:
                 for rows in block.rows or ():
                     store.add(rows)
         return summed_text(o, totals, known or nrefs or None, store)
-
-    def _whole(self, total: Stats, system: int) -> Totals:
-        """A system's totals with its fractional columns added in input order."""
-        _, columns = _counter(self.options.specs, self.systems)
-        rows = []
-        for m, (spec, row) in enumerate(zip(self.options.specs, total.totals[system].rows)):
-            values = list(row)
-            for k, j in enumerate(columns[m]):
-                value = spec.zero()[j]
-                for block in total.blocks:
-                    for one in block.fractions[system][m][k]:
-                        value += one  # one segment after the other, as one process adds
-                values[j] = value
-            for j, value in enumerate(values):
-                if j not in columns[m] and type(value) is not int:
-                    raise ValueError(
-                        f"{spec.name} statistic {j} is fractional here but a whole number for "
-                        "the probe segment: blocks cannot be added exactly"
-                    )
-            rows.append(tuple(values))
-        return Totals(tuple(rows), total.totals[system].segments)
 
     def notes(self, total: Stats) -> list[str]:
         """The command line's notes on stderr for these statistics (an empty input)."""
@@ -673,14 +630,9 @@ def run(
         text = job.records(total)
         for note in job.notes(total):
             report(note)
-        try:
-            out.write(text)
-        except OSError as exc:
-            report(f"write error: {exc.strerror or exc}")
-            return EXIT_IOERR
+        out.write(text)
         return EXIT_OK
-    except BleustreamError as exc:
-        report(str(exc))
-        return exc.status
+    except (BleustreamError, OSError) as exc:
+        return failure_status(exc, report)
     except KeyboardInterrupt:
         return EXIT_SIGINT

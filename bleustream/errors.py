@@ -7,6 +7,7 @@ stderr and an exit status.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 PROG = "bleustream"  # the command's name, which begins each of its messages
 
@@ -160,3 +161,14 @@ class Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+def failure_status(exc: BleustreamError | OSError, report: Callable[[str], object]) -> int:
+    """The exit status of an error that ended a run, its one line given to
+    ``report`` first: a ``BleustreamError`` says what and where, with its own
+    status; an ``OSError`` that reaches the top is a failed write (74)."""
+    if isinstance(exc, BleustreamError):
+        report(str(exc))
+        return exc.status
+    report(f"write error: {exc.strerror or exc}")
+    return EXIT_IOERR

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from bleustream.metrics.arguments import check_hypotheses, check_references, nrefs_of
-from bleustream.metrics.counting import Counter, Rows, Summed, Totals, sum_rows, zero_totals
+from bleustream.metrics.counting import (
+    Counter,
+    Rows,
+    Summed,
+    Totals,
+    add_parts,
+    sum_rows,
+    zero_totals,
+)
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import Score
@@ -90,18 +98,7 @@ class Scorer:
     def accumulate_parts(self, parts: Sequence[Sequence[tuple[str, Any]]], segments: int) -> None:
         """Adds a batch summed elsewhere: per system and metric, ``("sum", row)``
         or ``("rows", rows)`` (added one by one, as ``accumulate`` would)."""
-        totals = []
-        for total, system_parts in zip(self.totals, parts):
-            rows = []
-            for row, (kind, value) in zip(total.rows, system_parts):
-                if kind == "sum":
-                    row = add_rows(row, value)
-                else:
-                    for one in value:
-                        row = add_rows(row, one)
-                rows.append(row)
-            totals.append(Totals(tuple(rows), total.segments + segments))
-        self.totals = tuple(totals)
+        self.totals = tuple(map(add_parts, self.totals, parts, [segments] * len(self.totals)))
 
     def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """Adds one segment: each system's hypothesis against the shared references.

@@ -36,7 +36,6 @@ from bleustream.cli.options import (
 from bleustream.cli.parser import build_parser, to_stderr
 from bleustream.cli.signals import install_handlers, say_interrupted
 from bleustream.errors import (
-    EXIT_IOERR,
     EXIT_OK,
     EXIT_USAGE,
     BleustreamError,
@@ -44,6 +43,7 @@ from bleustream.errors import (
     SacrebleuRefusal,
     UsageError,
     WriteError,
+    failure_status,
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
@@ -542,13 +542,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if status == EXIT_OK:
             Output(stdout).write(detail.detail_text(run_options, options, again, report))
         return status
-    except BleustreamError as exc:
-        report(str(exc))
-        return exc.status
+    except (BleustreamError, OSError) as exc:
+        return failure_status(exc, report)
     except Interrupted as exc:
         # Before the run began reading (or a second signal while it wrote its
         # partial score): nothing more is written to standard output.
         return say_interrupted(exc)
-    except OSError as exc:
-        report(f"write error: {exc.strerror or exc}")
-        return EXIT_IOERR

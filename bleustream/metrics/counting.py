@@ -162,6 +162,21 @@ class Summed(NamedTuple):
     nrefs: int  # references of the first segment
 
 
+def add_parts(total: Totals, parts: Sequence[tuple[str, Any]], segments: int) -> Totals:
+    """``total`` with one system's ``Summed.parts`` added, over ``segments``
+    segments: a ``("sum", row)`` at once, ``("rows", rows)`` one row after
+    the other, so that a running sum of floats rounds as one process's does."""
+    rows = []
+    for row, (kind, value) in zip(total.rows, parts):
+        if kind == "sum":
+            row = add_rows(row, value)
+        else:
+            for one in value:
+                row = add_rows(row, one)
+        rows.append(row)
+    return Totals(tuple(rows), total.segments + segments)
+
+
 def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
     """The ``Summed`` of some segments' rows (at least one segment)."""
     parts: list[list[tuple[str, Any]]] = []

@@ -124,6 +124,17 @@ def worker_scorer() -> Counter:
     return _worker_scorer
 
 
+def process_counter(specs: tuple[Spec, ...], systems: int) -> Counter:
+    """This process's counter for the settings, made on first use and kept:
+    a worker that another pool (a distributed engine's) started counts its
+    tasks with it, as a worker of ``-j`` does with ``worker_scorer``."""
+    global _worker_scorer
+    found = _worker_scorer
+    if found is None or found.specs != specs or found.systems != systems:
+        found = _worker_scorer = Counter(specs, systems)
+    return found
+
+
 def _count_batch(
     batch: list[tuple[tuple[str, ...], Sequence[str]]], summed: bool = False
 ) -> list[Rows | InputError] | Summed:

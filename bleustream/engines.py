@@ -42,7 +42,8 @@ from typing import Any, BinaryIO, Callable
 
 from bleustream.cli.config import FROM_COMMAND_LINE
 from bleustream.cli.main import check_options, load_config, resolve, show_config
-from bleustream.cli.parser import build_parser
+from bleustream.cli.options import MAX_JOBS
+from bleustream.cli.parser import add_option, build_parser
 from bleustream.errors import (
     EXIT_OK,
     EXIT_OSERR,
@@ -71,29 +72,25 @@ from bleustream.metrics.counting import (
     sum_rows,
     zero_totals,
 )
+from bleustream.metrics.protocol import Option
 from bleustream.parallel.blocks import READ_SIZE, past_newlines
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
 
 __all__ = [
-    "MAX_MARKS",
-    "BleustreamError",
     "EngineFailure",
-    "FileIndex",
-    "InputError",
     "Job",
+    "Option",
     "Part",
     "Stats",
     "UsageError",
-    "command_parser",
+    "engine_options",
     "engine_parser",
-    "failure_gist",
-    "index_file",
     "run",
-    "whole_number",
 ]
 
 MAX_MARKS = 4096  # line offsets an index keeps, at most (plus one)
+MAX_PARTS = 1_000_000  # --parts: more tasks than any cluster runs usefully
 
 # Settings whose records, or whose input, an engine run does not produce or read.
 UNSUPPORTED = (
@@ -267,10 +264,10 @@ def _block(
 # ----------------------------------------------------------------------------
 
 
-def command_parser(
+def _command_parser(
     prog: str, description: str | None = None, epilog: str | None = None
 ) -> argparse.ArgumentParser:
-    """bleustream's own parser under a script's name, for it to add its options to."""
+    """bleustream's own parser under a script's name."""
     made = build_parser()
     made.prog = prog
     if description is not None:
@@ -280,38 +277,54 @@ def command_parser(
     return made
 
 
-def engine_parser(
-    prog: str, engine: str, cluster: tuple[str, str], workers_help: str, per: str = "CPU"
-) -> argparse.ArgumentParser:
-    """bleustream's parser plus what an engine's script takes: where its
-    cluster is (``cluster``: the option and its help), ``--parts`` and
-    ``--workers`` (the local cluster's size)."""
-    parser = command_parser(prog, f"Score with {engine}; prints what bleustream prints.")
-    group = parser.add_argument_group(engine)
-    group.add_argument(cluster[0], help=cluster[1])
-    group.add_argument(
-        "--parts",
-        type=whole_number(1, 1_000_000),
-        metavar="N",
-        help=f"parts of the lines, one task each (default: 4 per {per})",
+def engine_options(
+    cluster: tuple[str, str], workers_help: str, per: str = "CPU"
+) -> tuple[Option, ...]:
+    """What an engine's script takes besides bleustream's options, declared as
+    the command declares its own: where its cluster is (``cluster``: the
+    option and its help), ``--parts`` and ``--workers`` (the local
+    cluster's size)."""
+    flag, help_text = cluster
+    return (
+        Option((flag,), flag.lstrip("-").replace("-", "_"), help=help_text, config=False),
+        Option(
+            ("--parts",),
+            "parts",
+            kind="int",
+            minimum=1,
+            maximum=MAX_PARTS,
+            metavar="N",
+            config=False,
+            help=f"parts of the lines, one task each (default: 4 per {per})",
+        ),
+        Option(
+            ("--workers",),
+            "workers",
+            kind="int",
+            minimum=1,
+            maximum=MAX_JOBS,
+            metavar="N",
+            config=False,
+            help=workers_help,
+        ),
     )
-    group.add_argument("--workers", type=whole_number(1, 1024), metavar="N", help=workers_help)
+
+
+def engine_parser(
+    prog: str,
+    engine: str,
+    options: Sequence[Option],
+    description: str | None = None,
+    epilog: str | None = None,
+) -> argparse.ArgumentParser:
+    """bleustream's parser under a script's name, with the engine's
+    ``options`` (``engine_options``, or a script's own) in a group of their own."""
+    description = description or f"Score with {engine}; prints what bleustream prints."
+    parser = _command_parser(prog, description, epilog)
+    group = parser.add_argument_group(engine)
+    for option in options:
+        add_option(group, option)
     return parser
-
-
-def whole_number(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``low`` to ``high``, for a script's options."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
-        return value
-
-    return parse
 
 
 @dataclass(frozen=True)
@@ -333,7 +346,7 @@ class Job:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, parser: argparse.ArgumentParser) -> Job:
-        """A job from options parsed by ``parser`` (made by ``command_parser``)."""
+        """A job from options parsed by ``parser`` (made by ``engine_parser``)."""
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
         run_options = check_options(options, config)
@@ -572,7 +585,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PYTHON_ERROR = re.compile(r"^([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt)): (.+)$")
 
 
-def failure_gist(exc: BaseException) -> str:
+def _failure_gist(exc: BaseException) -> str:
     """One line of an engine's failure: the innermost Python error its text names."""
     text = _ANSI.sub("", str(exc))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -600,7 +613,7 @@ def run(
     ``score``), or an ``EngineFailure``'s status; 130 interrupted.  Each
     failure is one line on stderr, and no score is printed.
     """
-    parser = parser or command_parser(prog)
+    parser = parser or _command_parser(prog)
 
     def report(message: str) -> None:
         sys.stderr.write(f"{prog}: {message}\n")
@@ -625,7 +638,7 @@ def run(
             raise
         except Exception as exc:  # the engine's own failure: a task failed, a worker died
             raise EngineFailure(
-                f"{engine} failed ({failure_gist(exc)}); no score is printed"
+                f"{engine} failed ({_failure_gist(exc)}); no score is printed"
             ) from None
         text = job.records(total)
         for note in job.notes(total):

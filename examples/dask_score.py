@@ -38,6 +38,7 @@ import operator
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from bleustream import engines
@@ -50,8 +51,24 @@ MIN_PARTITION_LINES = 500  # default partitions are no smaller (task overhead)
 
 def build_dask_parser() -> argparse.ArgumentParser:
     """bleustream's parser, with the cluster's options added."""
-    parser = engines.command_parser(
+    scheduler, parts, workers = engines.engine_options(
+        (
+            "--scheduler",
+            "a running scheduler to use (tcp://host:8786); default: start a local cluster",
+        ),
+        "worker processes of the local cluster, one thread each (default: the cores)",
+    )
+    partitions = replace(
+        parts,
+        flags=("--partitions",),
+        dest="partitions",
+        help=f"parts of the lines to score as tasks (default: {PARTITIONS_PER_THREAD} per "
+        f"worker thread, of at least {MIN_PARTITION_LINES} lines each)",
+    )
+    return engines.engine_parser(
         PROG,
+        "Dask",
+        (replace(scheduler, metavar="ADDRESS"), partitions, workers),
         "Score on a Dask cluster and print the records that bleustream prints for the\n"
         "same files and options. Each worker reads its own range of the files' lines,\n"
         "so the files must be readable at the same path on every worker.",
@@ -63,26 +80,6 @@ def build_dask_parser() -> argparse.ArgumentParser:
         f"  python {PROG} -i paste.tsv -m bleu chrf ter --workers 8\n"
         f"  python {PROG} ref.de -i hyp.de --scheduler tcp://10.0.0.5:8786 --partitions 256\n",
     )
-    group = parser.add_argument_group("Dask")
-    group.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="a running scheduler to use (tcp://host:8786); default: start a local cluster",
-    )
-    group.add_argument(
-        "--partitions",
-        type=engines.whole_number(1, 1_000_000),
-        metavar="N",
-        help=f"parts of the lines to score as tasks (default: {PARTITIONS_PER_THREAD} per "
-        f"worker thread, of at least {MIN_PARTITION_LINES} lines each)",
-    )
-    group.add_argument(
-        "--workers",
-        type=engines.whole_number(1, 1024),
-        metavar="N",
-        help="worker processes of the local cluster, one thread each (default: the cores)",
-    )
-    return parser
 
 
 @contextmanager

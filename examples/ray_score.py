@@ -72,8 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     return engines.engine_parser(
         PROG,
         "Ray",
-        ("--address", "a running Ray cluster (default: start a local one)"),
-        "CPUs of the local cluster (default: every core)",
+        engines.engine_options(
+            ("--address", "a running Ray cluster (default: start a local one)"),
+            "CPUs of the local cluster (default: every core)",
+        ),
     )
 
 

@@ -60,9 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     return engines.engine_parser(
         PROG,
         "Spark",
-        ("--master", "the Spark master URL (default: local[N])"),
-        "N of local[N] (default: every core)",
-        per="core",
+        engines.engine_options(
+            ("--master", "the Spark master URL (default: local[N])"),
+            "N of local[N] (default: every core)",
+            per="core",
+        ),
     )
 
 

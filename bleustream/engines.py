@@ -13,10 +13,11 @@ on the workers, at byte offsets, by bleustream's own readers: lines end at
 ``\\n`` only, a bad line is reported with its file and line number as the
 command line reports it, and the driver holds offsets, never text.
 
-``Stats`` add exactly in any order.  Whole-number statistics are summed;
-fractional ones (TER's average reference length) are not associative in
-floating point, so each block keeps their per-segment values and
-``records`` adds them in input order, as one process does.  A run with
+``Stats`` add exactly in any order.  Each block holds the ``Summed`` a
+worker of ``-j`` returns: whole-number statistics summed, fractional ones
+(TER's average reference length, not associative in floating point)
+segment by segment; ``records`` adds the blocks in input order, as one
+process does.  A run with
 ``-ci``, ``--paired-bs`` or ``--paired-ar`` keeps every segment's rows too.
 ``records`` refuses statistics with a gap, a block counted twice or a
 block that failed: an engine that loses work never prints a smaller

@@ -74,7 +74,7 @@ from bleustream.metrics.counting import (
     zero_totals,
 )
 from bleustream.metrics.protocol import Option
-from bleustream.parallel.blocks import READ_SIZE, past_newlines
+from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
 
@@ -90,7 +90,6 @@ __all__ = [
     "run",
 ]
 
-MAX_MARKS = 4096  # line offsets an index keeps, at most (plus one)
 MAX_PARTS = 1_000_000  # --parts: more tasks than any cluster runs usefully
 
 # Settings whose records, or whose input, an engine run does not produce or read.
@@ -161,38 +160,22 @@ def index_file(
     *,
     fields: bool = False,
 ) -> FileIndex:
-    """Count a file's lines and note the byte offset of every ``stride``-th line.
-
-    Lines end at ``\\n`` only, as bleustream reads them; a last line without
-    one still counts.  The stride doubles as the file grows, so that at most
-    ``MAX_MARKS`` offsets are kept however long it is.  With ``fields``,
-    line 1 is decoded to learn how many tab-separated fields every line has.
+    """Count a file's lines and note the byte offset of every ``stride``-th
+    line (``blocks.LineMarks``).  With ``fields``, line 1 is decoded to
+    learn how many tab-separated fields every line has.
     """
     name = path if name is None else name
-    stride, marks, lines, position, last = 1, [0], 0, 0, b"\n"
+    found = LineMarks()
     with _open_binary(path, name) as stream:
         try:
-            while block := stream.read(READ_SIZE):
-                block_end = lines + block.count(b"\n")
-                start = 0
-                while len(marks) * stride <= block_end:
-                    target = len(marks) * stride  # the line end after which a marked line starts
-                    start, _ = past_newlines(block, start, target - lines)
-                    lines = target
-                    marks.append(position + start)
-                    if len(marks) > MAX_MARKS:
-                        marks, stride = marks[::2], stride * 2
-                lines = block_end
-                position += len(block)
-                last = block[-1:]
+            found.read(stream)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", name, lines + 1) from None
+            raise InputError(f"corrupt gzip data ({exc})", name, found.lines + 1) from None
         except OSError as exc:
-            raise ReadError(f"read error: {exc.strerror or exc}", name, lines + 1) from None
-    if last != b"\n":
-        lines += 1
+            raise ReadError(f"read error: {exc.strerror or exc}", name, found.lines + 1) from None
+    lines = found.lines
     nfields = _first_line_fields(path, name, encoding, errors) if fields and lines else 0
-    return FileIndex(name, lines, stride, tuple(marks), nfields)
+    return FileIndex(name, lines, found.stride, tuple(found.marks), nfields)
 
 
 def _first_line_fields(path: str, name: str, encoding: str, errors: str) -> int:

@@ -20,6 +20,7 @@ import pytest
 
 from bleustream import engines
 from bleustream.metrics.registry import METRICS
+from bleustream.parallel.blocks import MAX_MARKS
 from tests.clirun import run
 from tests.conftest import RealSet, real_sets, require_real_data
 
@@ -160,7 +161,7 @@ def test_index_and_plan_cut_files_at_line_starts(tmp_path: Path) -> None:
     index = engines.index_file(str(path), "lines.txt")
     assert index.lines == 10_001
     assert index.stride > 1
-    assert len(index.marks) <= engines.MAX_MARKS + 1
+    assert len(index.marks) <= MAX_MARKS + 1
     assert list(index.marks) == starts[: index.lines : index.stride]
     job = engines.Job.from_argv([str(path), "-i", str(path), "--no-config"])
     parts = job.plan([index, index], 7)

@@ -28,6 +28,7 @@ from bleustream.kernels import native
 
 BLOCK_LINES = 8192  # lines of every file in a block
 READ_SIZE = 1 << 20  # bytes read at a time
+MAX_MARKS = 4096  # line offsets a ``LineMarks`` keeps, at most (plus one)
 
 Identity = tuple[int, int]  # a file's device and inode numbers
 
@@ -172,6 +173,41 @@ def py_past_newlines(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
     for _ in range(found - count):
         end = buffer.rindex(b"\n", pos, end)
     return buffer.rindex(b"\n", pos, end) + 1, count
+
+
+class LineMarks:
+    """Where every ``stride``-th line of a stream starts, the stride doubling
+    as lines come so that at most ``MAX_MARKS`` offsets (plus one) are kept
+    however long the stream is; and how many lines it has.
+
+    ``marks[k]`` is the byte offset of line ``k * stride`` (0-based).  Lines
+    end at ``\\n`` only; a last line without one still counts.
+    """
+
+    def __init__(self) -> None:
+        self.stride = 1
+        self.marks = [0]
+        self.lines = 0  # lines passed: if reading fails, those before the failed read
+
+    def read(self, stream: BinaryIO) -> None:
+        """Reads ``stream`` from its start to its end, decoding nothing."""
+        stride, marks, lines, position, last = self.stride, self.marks, 0, 0, b"\n"
+        while block := stream.read(READ_SIZE):
+            block_end = lines + block.count(b"\n")
+            start = 0
+            while len(marks) * stride <= block_end:
+                target = len(marks) * stride  # the line end after which a marked line starts
+                start, _ = past_newlines(block, start, target - lines)
+                lines = target
+                marks.append(position + start)
+                if len(marks) > MAX_MARKS:
+                    marks, stride = marks[::2], stride * 2
+                    self.marks, self.stride = marks, stride
+            lines = self.lines = block_end
+            position += len(block)
+            last = block[-1:]
+        if last != b"\n":
+            self.lines += 1
 
 
 def line_blocks(

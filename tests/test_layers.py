@@ -220,6 +220,29 @@ def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     return found
 
 
+# The rooms of the run layer, lowest first: each imports only those before it
+# (the package's __init__, which chooses the loop, is on top).
+RUN_ROOMS = ("bleustream.run.final", "bleustream.run")
+
+
+def room_violations(modules: Mapping[str, str]) -> list[str]:
+    """Imports inside the run layer that go up ``RUN_ROOMS``, and rooms it lacks."""
+    problems = []
+    for module, source in modules.items():
+        if layer_of(module) != "run":
+            continue
+        if module not in RUN_ROOMS:
+            problems.append(f"{module} is a room of run that RUN_ROOMS does not place")
+            continue
+        rank = RUN_ROOMS.index(module)
+        for target in imports_of(source, module, modules):
+            if target not in modules and target.rsplit(".", 1)[0] in modules:
+                target = target.rsplit(".", 1)[0]
+            if target in RUN_ROOMS and RUN_ROOMS.index(target) >= rank and target != module:
+                problems.append(f"{module} imports {target}: up the run rooms")
+    return problems
+
+
 def sources() -> dict[str, str]:
     return {name: path.read_text(encoding="utf-8") for name, path in package_modules().items()}
 
@@ -234,6 +257,19 @@ def test_an_upward_import_is_found() -> None:
     problems = violations(modules)
     wanted = "bleustream.metrics.bleu (metrics) imports bleustream.cli.main"
     assert any(wanted in p for p in problems)
+
+
+def test_the_run_rooms_import_only_downward() -> None:
+    modules = sources()
+    assert {m for m in modules if layer_of(m) == "run"} == set(RUN_ROOMS)
+    assert room_violations(modules) == []
+
+
+def test_an_upward_import_between_run_rooms_is_found() -> None:
+    modules = sources()
+    modules["bleustream.run.final"] += "\nfrom bleustream.run import RunOptions\n"
+    problems = room_violations(modules)
+    assert "bleustream.run.final imports bleustream.run: up the run rooms" in problems, problems
 
 
 def test_argparse_in_the_core_is_found() -> None:

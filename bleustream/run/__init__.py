@@ -65,12 +65,10 @@ from bleustream.output.records import (
     FORMATTERS,
     Context,
     Record,
-    format_signature,
     header,
-    notes_of,
 )
+from bleustream.run.final import final_text, system_names, systems_order, table_names
 from bleustream.scorer import Scorer, Summed, Totals
-from bleustream.significance.result import Result
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
     from bleustream.inputs.stats_items import ReadBack
@@ -752,96 +750,6 @@ def _prepend(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
     yield from rest
 
 
-# ----------------------------------------------------------------------------
-# The records at the end of a run: one per system, or SacreBLEU's table of
-# several systems (text or LaTeX), with each test's mean, interval and p-value.
-# ----------------------------------------------------------------------------
-
-
-def system_names(systems: Sequence[str | int | None]) -> list[str]:
-    """Systems as tables name them: file names, or paste field numbers."""
-    return ["" if s is None else f"field {s}" if isinstance(s, int) else s for s in systems]
-
-
-def final_text(
-    fmt: str,
-    ctx: Context,
-    finals: Sequence[Record],
-    test: Resampling | None,
-    named_baseline: bool = False,
-) -> str:
-    """The corpus records: one per system, or SacreBLEU's table of several systems.
-
-    ``named_baseline``: the first system's name already says it is the
-    baseline (stdin's fields, as SacreBLEU names them).
-    """
-    if ctx.sentence_only:
-        return ""  # -sl -b (and -sl in SacreBLEU's layout): a line per segment, no more
-    if fmt == "json":
-        return _json_document(ctx, finals, test, named_baseline)
-    several = len(finals) > 1
-    text = fmt == "text" or (fmt == "latex" and ctx.compat)  # SacreBLEU's: one system's lines
-    table = fmt == "latex" or (text and several and (ctx.compat or not ctx.score_only))
-    if table and (several or not ctx.compat):
-        return _table(fmt, ctx, finals, test, named_baseline)
-    if text and ctx.compat:
-        return _single_sacrebleu(ctx, finals[0])
-    if fmt == "text" and not ctx.score_only and test is not None:
-        return _single_with_intervals(ctx, finals[0])
-    return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
-
-
-def _sacrebleu_order(ctx: Context) -> list[int]:
-    """The metrics as SacreBLEU prints one system's: by name, each once."""
-    seen: dict[str, int] = {}
-    for index, spec in enumerate(ctx.specs):
-        seen.setdefault(spec.name, index)
-    return [seen[name] for name in sorted(seen)]
-
-
-def _systems_order(ctx: Context, test: Resampling | None) -> list[int]:
-    """The metrics of several systems' table or JSON: the order given, but
-    in SacreBLEU's layouts its order, by name (a paired test keeps ``-m``'s
-    order, as SacreBLEU's does), each once."""
-    if not ctx.compat:
-        return list(range(len(ctx.specs)))
-    if test is None or not test.paired:
-        return _sacrebleu_order(ctx)
-    seen: dict[str, int] = {}
-    for index, spec in enumerate(ctx.specs):
-        seen.setdefault(spec.name, index)
-    return list(seen.values())
-
-
-def _table_names(
-    systems: Sequence[str | int | None], test: Resampling | None, named_baseline: bool
-) -> list[str]:
-    """The systems as tables name them, the baseline marked in a paired test
-    (unless its name already says it is the baseline)."""
-    names = system_names(systems)
-    if test is not None and test.paired and not named_baseline:
-        names[0] = f"Baseline: {names[0]}"
-    return names
-
-
-def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
-    """Each metric's score of a record with what its tests added, in ``ctx``'s order."""
-    results = []
-    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
-        found = record.results[index] if record.results else None
-        results.append(
-            Result(
-                name,
-                spec.label,
-                score.score,
-                found.mean if found else None,
-                found.ci if found else None,
-                found.p_value if found else None,
-            )
-        )
-    return results
-
-
 def _say_sacrebleu_log(say: Report, state: _State, tokenized: list[int] | None) -> bool:
     """SacreBLEU's information lines about several systems' scores and their
     paired test, on stderr before them (``--compat sacrebleu`` without ``-q``).
@@ -857,8 +765,8 @@ def _say_sacrebleu_log(say: Report, state: _State, tokenized: list[int] | None) 
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
     paired = test if test is not None and test.paired else None
-    names = _table_names(state.systems, paired, options.stdin_systems > 1)
-    specs = [state.specs[i] for i in _systems_order(state.context(), test)]
+    names = table_names(state.systems, paired, options.stdin_systems > 1)
+    specs = [state.specs[i] for i in systems_order(state.context(), test)]
     metrics = [(spec.name, spec.label) for spec in specs]
     kind, n = (paired.kind, paired.n) if paired else (None, 0)
     warned = [count >= 100 for count in tokenized or ()] if paired else []
@@ -867,102 +775,6 @@ def _say_sacrebleu_log(say: Report, state: _State, tokenized: list[int] | None) 
     ):
         say(line)
     return paired is not None
-
-
-def _single_sacrebleu(ctx: Context, record: Record) -> str:
-    """``print_single_results`` as text: metrics by name, lines aligned on ``=``."""
-    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
-
-    results = _results_of(ctx, record)
-    lines = []
-    for index in _sacrebleu_order(ctx):
-        spec, result = ctx.specs[index], results[index]
-        if ctx.score_only:
-            lines.append(tables.score_text(result, ctx.width))
-            continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
-        lines.append(tables.single_line(result, ctx.signature_text(index), detail, ctx.width))
-    return "".join(line + "\n" for line in tables.align_single_lines(lines))
-
-
-def _json_document(
-    ctx: Context, finals: Sequence[Record], test: Resampling | None, named_baseline: bool
-) -> str:
-    """SacreBLEU's JSON: one system's object (or array), or several systems' list."""
-    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
-
-    # bleustream's own JSON marks a partial score in each object; SacreBLEU's
-    # (compat) cannot, and an interrupted run writes none (``_marked_or_withheld``).
-    mark = None
-    if finals[0].partial and not ctx.compat:
-        mark = {"partial": True, "segments": finals[0].segments}
-        if finals[0].partial_input is not None:
-            mark["partial_input"] = finals[0].partial_input
-    if len(finals) > 1:
-        names = _table_names([r.system for r in finals], test, named_baseline)
-        order = _systems_order(ctx, test)
-        results = [
-            _results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order
-        ]
-        return tables.systems_json(results, test is not None and test.paired, ctx.width, mark)
-    record = finals[0]
-    results = _results_of(ctx, record)
-    parts = []
-    for index in _sacrebleu_order(ctx):
-        spec, result = ctx.specs[index], results[index]
-        if ctx.score_only:
-            parts.append(tables.score_text(result, ctx.width))
-            continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
-        signature = ctx.signatures[index]
-        parts.append(
-            tables.single_json(
-                result, signature, format_signature(signature), detail, ctx.width, mark
-            )
-        )
-    return tables.single_json_document(parts)
-
-
-def _table(
-    fmt: str,
-    ctx: Context,
-    finals: Sequence[Record],
-    test: Resampling | None,
-    named_baseline: bool = False,
-) -> str:
-    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
-
-    names = _table_names([r.system for r in finals], test, named_baseline)
-    order = _systems_order(ctx, test)
-    results = [_results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order]
-    signatures = {ctx.specs[i].label: ctx.signature_text(i) for i in order}
-    kind = test.kind if test is not None and test.paired else None
-    n = test.n if test is not None else None
-    make = (
-        tables.latex_report
-        if fmt == "latex"
-        else tables.grid_report
-        if ctx.compat
-        else tables.text_report
-    )
-    text = make(results, signatures, kind, n, ctx.width)
-    notes = notes_of(finals[0])
-    return text + (notes.strip() + "\n" if notes else "")
-
-
-def _single_with_intervals(ctx: Context, record: Record) -> str:
-    """SacreBLEU's line for each metric, with ``(μ = mean ± ci)`` after the score."""
-    from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
-
-    lines = []
-    notes = notes_of(record)
-    results = _results_of(ctx, record)  # one system: no p-value
-    for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
-        result = results[index]
-        detail = spec.metric.verbose(score, spec.settings, ctx.width)
-        line = tables.single_line(result, ctx.signature_text(index), detail, ctx.width)
-        lines.append(line + notes + "\n")
-    return "".join(lines)
 
 
 # ----------------------------------------------------------------------------

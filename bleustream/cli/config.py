@@ -369,6 +369,9 @@ def _toml_value(value: Any) -> str:
     return _toml_string(str(value))
 
 
+COMMENT_COLUMN = 47  # where --show-config's "# from:" comments start, at most
+
+
 def render(
     values: Mapping[str, Any],
     origins: Mapping[str, str],
@@ -390,7 +393,9 @@ def render(
             entries.append((f"# {name} = (unset: {note})", origin))
         else:
             entries.append((f"{name.ljust(width)} = {_toml_value(value)}", origin))
-    column = max((len(setting) for setting, _ in entries), default=0)
+    # The comments line up; a value too long for their column (the
+    # analyses' bucket edges) pushes its own comment further right.
+    column = min(max((len(setting) for setting, _ in entries), default=0), COMMENT_COLUMN)
     lines = [f"# {line}" if line else "#" for line in header.splitlines()]
     lines += [f"{setting.ljust(column)}  # from: {origin}" for setting, origin in entries]
     return "\n".join(lines) + "\n"

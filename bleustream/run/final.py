@@ -8,7 +8,7 @@ grids, JSON text) are ``bleustream.output.tables``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from bleustream.output.records import FORMATTERS, Context, Record, format_signature, notes_of
@@ -104,19 +104,30 @@ def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
     return results
 
 
+def _single_results(ctx: Context, record: Record) -> Iterator[tuple[int, Result, str | None]]:
+    """One system's metrics in SacreBLEU's order: each one's index, result
+    and verbose detail (None with ``-b``, which prints the score alone)."""
+    results = _results_of(ctx, record)
+    for index in _sacrebleu_order(ctx):
+        spec = ctx.specs[index]
+        detail = (
+            None
+            if ctx.score_only
+            else spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
+        )
+        yield index, results[index], detail
+
+
 def _single_sacrebleu(ctx: Context, record: Record) -> str:
     """``print_single_results`` as text: metrics by name, lines aligned on ``=``."""
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
-    results = _results_of(ctx, record)
     lines = []
-    for index in _sacrebleu_order(ctx):
-        spec, result = ctx.specs[index], results[index]
-        if ctx.score_only:
+    for index, result, detail in _single_results(ctx, record):
+        if detail is None:
             lines.append(tables.score_text(result, ctx.width))
-            continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
-        lines.append(tables.single_line(result, ctx.signature_text(index), detail, ctx.width))
+        else:
+            lines.append(tables.single_line(result, ctx.signature_text(index), detail, ctx.width))
     return "".join(line + "\n" for line in tables.align_single_lines(lines))
 
 
@@ -140,15 +151,11 @@ def _json_document(
             _results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order
         ]
         return tables.systems_json(results, test is not None and test.paired, ctx.width, mark)
-    record = finals[0]
-    results = _results_of(ctx, record)
     parts = []
-    for index in _sacrebleu_order(ctx):
-        spec, result = ctx.specs[index], results[index]
-        if ctx.score_only:
+    for index, result, detail in _single_results(ctx, finals[0]):
+        if detail is None:
             parts.append(tables.score_text(result, ctx.width))
             continue
-        detail = spec.metric.verbose(record.scores[index], spec.settings, ctx.width)
         signature = ctx.signatures[index]
         parts.append(
             tables.single_json(

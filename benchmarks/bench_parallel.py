@@ -47,6 +47,7 @@ from harness import (
     add_skip_argument,
     build_corpus,
     by_name,
+    callgrind_total,
     check_repeat,
     finish,
     load_source,
@@ -223,7 +224,7 @@ def callgrind_note(bleustream: list[str], corpus: Corpus, workdir: Path) -> list
             capture_output=True,
             check=True,
         )
-        counts[jobs] = sorted((_callgrind_total(path) for path in out.iterdir()), reverse=True)
+        counts[jobs] = sorted((callgrind_total(path) for path in out.iterdir()), reverse=True)
     one, two = sum(counts["1"]), counts["2"]
     busiest, shared = one / two[0], one / (sum(two) / 2)
     verdict = "meets" if min(busiest, shared) >= AIM else "BELOW"
@@ -233,13 +234,6 @@ def callgrind_note(bleustream: list[str], corpus: Corpus, workdir: Path) -> list
         f"  -j 1 over the busiest -j 2 process: {busiest:.2f}x; over half of all of -j 2's: "
         f"{shared:.2f}x ({verdict} the {AIM}x aim)",
     ]
-
-
-def _callgrind_total(path: Path) -> int:
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
-    raise BenchError(f"no total in {path}")
 
 
 def has_bleuscore(python: str) -> bool:

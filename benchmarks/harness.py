@@ -566,6 +566,14 @@ def command_list(sections: Sequence[Section]) -> list[str]:
     return list(seen)
 
 
+def callgrind_total(path: Path) -> int:
+    """The instructions a ``valgrind --tool=callgrind`` output file counts."""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise BenchError(f"no total in {path}")
+
+
 def machine() -> dict[str, object]:
     return {"python": sys.version.split()[0], "cpus": os.cpu_count()}
 

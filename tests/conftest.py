@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from bleustream.metrics import ter, tercom
+from bleustream.metrics import ter, ter_search
 from bleustream.parallel.pool import available_cores
 
 
@@ -182,12 +182,12 @@ def _python_sigpipe() -> Iterator[None]:
 
 @pytest.fixture
 def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """For the TER tests: counts how often ``tercom`` takes its rarer paths:
+    """For the TER tests: counts how often ``ter_search`` takes its rarer paths:
     the beam-limited DP for a hypothesis (its trace) and for a shift
     candidate, search rounds, and rounds voided by the candidate limit."""
     reached = {"beam trace": 0, "beam candidate": 0, "rounds": 0, "limit": 0}
-    banded_rows = tercom._Pair.banded_rows
-    candidates = tercom._shift_candidates
+    banded_rows = ter_search._Pair.banded_rows
+    candidates = ter_search._shift_candidates
 
     def counting_rows(self, words, rows):  # type: ignore[no-untyped-def]
         reached["beam trace" if len(rows) == 1 else "beam candidate"] += 1
@@ -199,9 +199,9 @@ def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         reached["limit"] += counted >= budget
         return found, counted
 
-    monkeypatch.setattr(tercom._Pair, "banded_rows", counting_rows)
-    monkeypatch.setattr(tercom, "_shift_candidates", counting_candidates)
+    monkeypatch.setattr(ter_search._Pair, "banded_rows", counting_rows)
+    monkeypatch.setattr(ter_search, "_shift_candidates", counting_candidates)
     # The paths counted are the pure module's, so TER's rows use it here too
     # (the compiled count_edits equals it: tests/test_kernels_ter.py).
-    monkeypatch.setattr(ter, "count_edits", tercom.py_count_edits)
+    monkeypatch.setattr(ter, "count_edits", ter_search.py_count_edits)
     return reached

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import bleu, chrf, ngrams, tercom, token_bleu
+from bleustream.metrics import bleu, chrf, ngrams, ter_search, token_bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
@@ -71,13 +71,13 @@ def fake_prepared(toks: list[list[str]], max_order: int) -> ngrams.RefNgrams:
     return ngrams.RefNgrams(lens, toks, ((None, {}),) * min(max_order, max(lens)))
 
 
-def pure_edits(hyp: list[str], ref: tercom.Reference, max_exact_cells: int) -> int:
-    """tercom.py_count_edits with its MAX_EXACT_CELLS set as given."""
-    saved, tercom.MAX_EXACT_CELLS = tercom.MAX_EXACT_CELLS, max_exact_cells
+def pure_edits(hyp: list[str], ref: ter_search.Reference, max_exact_cells: int) -> int:
+    """ter_search.py_count_edits with its MAX_EXACT_CELLS set as given."""
+    saved, ter_search.MAX_EXACT_CELLS = ter_search.MAX_EXACT_CELLS, max_exact_cells
     try:
-        return tercom.py_count_edits(hyp, ref)
+        return ter_search.py_count_edits(hyp, ref)
     finally:
-        tercom.MAX_EXACT_CELLS = saved
+        ter_search.MAX_EXACT_CELLS = saved
 
 
 # BLEU score objects: whole numbers around the limits of the C code's exact
@@ -392,8 +392,8 @@ def main(argv: list[str]) -> int:
         (pure_prepare, pure_count), (c_prepare, c_count) = chrf_funcs[it % len(chrf_funcs)]
         got_chrf = c_count(h, c_prepare(refs))
         ter_hyp, ter_ref_words = ter_pair(h, refs[0])
-        ter_ref = tercom.prepare_reference(ter_ref_words)
-        cells = 0 if it % 4 == 1 else tercom.MAX_EXACT_CELLS  # the beam DP alone, now and then
+        ter_ref = ter_search.prepare_reference(ter_ref_words)
+        cells = 0 if it % 4 == 1 else ter_search.MAX_EXACT_CELLS  # the beam DP alone, now and then
         got_ter = N.count_edits(ter_hyp, ter_ref, cells)
         # The -j parent's newline search, on the texts' bytes.
         data = "\n".join(refs).encode("utf-8", "surrogatepass")

@@ -19,7 +19,7 @@ from array import array
 from typing import Any, Callable
 
 from bleustream import kernels
-from bleustream.metrics import bleu, ngrams, tercom
+from bleustream.metrics import bleu, ngrams, ter_search
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.tokenizers import registry
@@ -48,11 +48,11 @@ def main(argv: list[str]) -> int:
     several = ngrams.reference_ngrams([ref_tokens, hyp_tokens, ref_tokens], 4)
     refs3 = (ref, hyp, ref)
     bad = ngrams.RefNgrams((1,), ([1],), None)  # type: ignore[list-item]
-    ter_ref = tercom.prepare_reference(ref_tokens)
-    ter_long = tercom.prepare_reference(ref_tokens * 8)  # 144 words: 3 blocks of 64 bits
+    ter_ref = ter_search.prepare_reference(ref_tokens)
+    ter_long = ter_search.prepare_reference(ref_tokens * 8)  # 144 words: 3 blocks of 64 bits
     lines_bytes = "\n".join([hyp, ref] * 30).encode("utf-8", "surrogatepass")
     ter_hyp = [*hyp_tokens[3:], *hyp_tokens[:3]]
-    ter_bad = tercom.Reference({"Die": 0}, (1,))
+    ter_bad = ter_search.Reference({"Die": 0}, (1,))
     inputs: list[Any] = [hyp, ref, one, several, hyp_tokens, refs3, bad, *ref_tokens, *hyp_tokens]
     inputs += [ter_ref, ter_ref.vocab, ter_ref.ids, ter_long, ter_hyp, ter_bad]
     inputs.append(lines_bytes)

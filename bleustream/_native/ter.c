@@ -1,13 +1,13 @@
 /*
  * ter.c: TER's number of edits (shifts plus beam-limited edit distance),
- * bleustream.metrics.tercom.py_count_edits in C.
+ * bleustream.metrics.ter_search.py_count_edits in C.
  *
  * This is a port of the pure module, decision for decision (read its
  * docstring for why each step gives SacreBLEU's result):
  *
  * - words are the reference's ids (ref.vocab, ref.ids), every word the
  *   reference lacks one "unknown" id (len(ref.vocab));
- * - while n * m <= max_exact_cells (tercom.MAX_EXACT_CELLS), the exact
+ * - while n * m <= max_exact_cells (ter_search.MAX_EXACT_CELLS), the exact
  *   edit distance comes from Myers' bit-parallel algorithm on uint64_t
  *   blocks (any m), every row of the current hypothesis kept (vp, vn, hp,
  *   hn) for its trace and for candidates that share a prefix; within
@@ -38,12 +38,12 @@
 #include <string.h>
 
 
-/* tercom's limits, as SacreBLEU (and bleustream.metrics.tercom) set them */
+/* tercom's limits, as SacreBLEU (and bleustream.metrics.ter_search) set them */
 #define TER_MAX_SHIFT_SIZE 10
 #define TER_MAX_SHIFT_DIST 50
 #define TER_BEAM_WIDTH 25
 #define TER_MAX_SHIFT_CANDIDATES 1000
-/* tercom.MAX_EXACT_CELLS, the default of the optional third argument */
+/* ter_search.MAX_EXACT_CELLS, the default of the optional third argument */
 #define TER_MAX_EXACT_CELLS ((long long)1 << 24)
 /* SacreBLEU's infinity, scaled to int32_t: only compared, plus at most 2 */
 #define TER_INF ((int32_t)0x3FFFFFFF)
@@ -927,7 +927,7 @@ not_a_reference:
     if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError,
-                     "count_edits: ref must be a tercom.Reference (with .vocab and .ids), "
+                     "count_edits: ref must be a ter_search.Reference (with .vocab and .ids), "
                      "not %.100s",
                      Py_TYPE(a[1])->tp_name);
     }

@@ -2,14 +2,14 @@
 
 A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
 SacreBLEU's row ``(edits, ref_len)``: the fewest edits (shifts plus the
-beam-limited edit distance of ``bleustream.metrics.tercom``, compiled when the
+beam-limited edit distance of ``bleustream.metrics.ter_search``, compiled when the
 kernels are) over the references,
 and the average reference length, a float (the sum of the reference
 lengths divided by their number).  Rows add as SacreBLEU sums them, so the
 corpus score, ``100 * edits / ref_len``, is bit-identical to SacreBLEU's.
 
 Text goes through SacreBLEU's TER preprocessing: the line is right-stripped,
-then tokenized by the tercom tokenizer (``bleustream.tokenizers.tercom``), then
+then tokenized by the tercom tokenizer (``bleustream.tokenizers.ter_normalize``), then
 split on white space; a reference is tokenized twice, as SacreBLEU does.
 The references are tokenized and interned once per segment
 (``prepare_refs``), for every system scored against them.
@@ -31,9 +31,9 @@ from bleustream.metrics.protocol import (
     option_values,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
-from bleustream.metrics.tercom import Reference, count_edits, prepare_reference
-from bleustream.tokenizers.tercom import SIGNATURE as TOKENIZER_SIGNATURE
-from bleustream.tokenizers.tercom import tercom_tokenizer
+from bleustream.metrics.ter_search import Reference, count_edits, prepare_reference
+from bleustream.tokenizers.ter_normalize import SIGNATURE as TOKENIZER_SIGNATURE
+from bleustream.tokenizers.ter_normalize import tercom_tokenizer
 
 NAME = "ter"
 TITLE = "TER"

@@ -1,9 +1,9 @@
 """SacreBLEU's ``tokenizers.tokenizer_ter``: ``TercomTokenizer``, on bleustream's
-TER tokenizer (``tercom.tercom_tokenizer``)."""
+TER tokenizer (``ter_normalize.tercom_tokenizer``)."""
 
 from __future__ import annotations
 
-from bleustream.tokenizers.tercom import SIGNATURE, tercom_tokenizer
+from bleustream.tokenizers.ter_normalize import SIGNATURE, tercom_tokenizer
 from bleustream.tokenizers.tokenizer_base import BaseTokenizer
 
 __all__ = ["TercomTokenizer"]

@@ -5,7 +5,7 @@ Per-segment statistics are compared with SacreBLEU's
 corpus scores with SacreBLEU's corpus score of those statistics and
 sentence scores with ``sentence_score``, to the bit.  The edit distance with shifts is also
 compared directly with SacreBLEU's ``lib_ter.translation_edit_rate`` on
-generated pairs chosen to reach every path of ``bleustream.metrics.tercom``: the
+generated pairs chosen to reach every path of ``bleustream.metrics.ter_search``: the
 exact distance, the beam-limited DP where the beam changes the result
 (lengths far apart, where SacreBLEU widens the beam, too), the candidate
 limit, long segments of a few repeated words.
@@ -27,10 +27,10 @@ from sacrebleu.metrics.ter import TER, TERScore
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from bleustream.cli.parser import add_option
-from bleustream.metrics import ter, tercom
+from bleustream.metrics import ter, ter_search
 from bleustream.metrics.protocol import add_rows
 from bleustream.metrics.ter import Settings, TerScore
-from bleustream.tokenizers.tercom import tercom_tokenizer
+from bleustream.tokenizers.ter_normalize import tercom_tokenizer
 from tests.conftest import (
     RealSystem,
     read_refs,
@@ -126,7 +126,7 @@ def edits_problems(pairs: Sequence[tuple[list[str], list[str]]]) -> list[str]:
     out = []
     for hyp, ref in pairs:
         expected = lib_ter.translation_edit_rate(hyp, ref)[0]
-        got = tercom.py_count_edits(hyp, tercom.prepare_reference(ref))
+        got = ter_search.py_count_edits(hyp, ter_search.prepare_reference(ref))
         if got != expected:
             out.append(f"{got} != SacreBLEU {expected}: {' '.join(hyp)!r} / {' '.join(ref)!r}")
     return out[:3]
@@ -390,11 +390,11 @@ def test_beam_dp_matches_sacrebleu() -> None:
         expected, trace = lib_ter.BeamEditDistance(ref)(hyp)
         align, ref_err, hyp_err = lib_ter.trace_to_alignment(lib_ter._flip_trace(trace))
         alignment = ([align[j] for j in range(len(ref))], hyp_err, ref_err)
-        prepared = tercom.prepare_reference(ref)
+        prepared = ter_search.prepare_reference(ref)
         words = [prepared.vocab.get(w, prepared.unknown) for w in hyp]
-        pair = tercom._Pair(prepared, len(hyp))
+        pair = ter_search._Pair(prepared, len(hyp))
         rows = pair.banded_rows(words, [pair.first_row()])
-        assert tercom._cost(rows[-1], len(ref)) == expected, (hyp, ref)
+        assert ter_search._cost(rows[-1], len(ref)) == expected, (hyp, ref)
         assert pair.banded_trace(words, rows) == alignment, (hyp, ref)
         steps = pair.forward(words)
         if hyp and ref and pair.distance_of(steps) <= pair.bound:
@@ -405,11 +405,11 @@ def test_beam_dp_matches_sacrebleu() -> None:
 
 
 def test_limits_are_sacrebleus() -> None:
-    assert tercom.MAX_SHIFT_SIZE == lib_ter._MAX_SHIFT_SIZE
-    assert tercom.MAX_SHIFT_DIST == lib_ter._MAX_SHIFT_DIST
-    assert tercom.BEAM_WIDTH == lib_ter._BEAM_WIDTH
-    assert tercom.MAX_SHIFT_CANDIDATES == lib_ter._MAX_SHIFT_CANDIDATES
-    assert tercom._INF == lib_ter._INT_INFINITY
+    assert ter_search.MAX_SHIFT_SIZE == lib_ter._MAX_SHIFT_SIZE
+    assert ter_search.MAX_SHIFT_DIST == lib_ter._MAX_SHIFT_DIST
+    assert ter_search.BEAM_WIDTH == lib_ter._BEAM_WIDTH
+    assert ter_search.MAX_SHIFT_CANDIDATES == lib_ter._MAX_SHIFT_CANDIDATES
+    assert ter_search._INF == lib_ter._INT_INFINITY
 
 
 def test_shift_rounds_match_sacrebleu() -> None:
@@ -420,15 +420,15 @@ def test_shift_rounds_match_sacrebleu() -> None:
         if not hyp or not ref:
             continue
         gain, shifted, counted = lib_ter._shift(hyp, ref, lib_ter.BeamEditDistance(ref), 0)
-        prepared = tercom.prepare_reference(ref)
+        prepared = ter_search.prepare_reference(ref)
         words = [prepared.vocab.get(w, prepared.unknown) for w in hyp]
-        pair = tercom._Pair(prepared, len(hyp))
+        pair = ter_search._Pair(prepared, len(hyp))
         steps = pair.forward(words)
         if pair.distance_of(steps) <= pair.bound:
             trace = pair.exact_trace(words, steps)
         else:
             trace = pair.banded_trace(words, pair.banded_rows(words, [pair.first_row()]))
-        found, ours = tercom._shift_candidates(pair, words, *trace, budget=10**9)
+        found, ours = ter_search._shift_candidates(pair, words, *trace, budget=10**9)
         assert ours == counted, (hyp, ref)
         compared += 1
         if gain > 0:
@@ -441,7 +441,7 @@ def test_shift_rounds_match_sacrebleu() -> None:
             start, target = -neg_start, -neg_target
             assert best_gain == gain
             expected = [prepared.vocab.get(w, prepared.unknown) for w in shifted]
-            assert tercom.perform_shift(words, start, length, target) == expected
+            assert ter_search.perform_shift(words, start, length, target) == expected
     assert compared > 100 and gains > 20, (compared, gains)
 
 
@@ -456,7 +456,7 @@ def test_edit_distance_beam_only(monkeypatch: pytest.MonkeyPatch, paths: dict[st
     """Past ``MAX_EXACT_CELLS`` the beam-limited DP does all the work, with
     no exact distance to skip it: set to 0, every pair takes that path, and
     must still be SacreBLEU's."""
-    monkeypatch.setattr(tercom, "MAX_EXACT_CELLS", 0)
+    monkeypatch.setattr(ter_search, "MAX_EXACT_CELLS", 0)
     assert not edits_problems(word_pairs(seed=4, n=60, max_len=30))
     assert paths["beam trace"] and paths["beam candidate"], paths
 
@@ -470,7 +470,7 @@ def test_shift_distance_limit(distance: int, edits: int) -> None:
     ref = ["x", *words]
     hyp = [*words[:distance], "x", *words[distance:]]
     assert lib_ter.translation_edit_rate(hyp, ref)[0] == edits
-    assert tercom.py_count_edits(hyp, tercom.prepare_reference(ref)) == edits
+    assert ter_search.py_count_edits(hyp, ter_search.prepare_reference(ref)) == edits
 
 
 def test_long_repetitive_segments(paths: dict[str, int]) -> None:

@@ -587,7 +587,7 @@ def test_each_module_binds_its_twins_once() -> None:
     """Every public name is the C twin when the kernels are compiled, else the
     pure one; the batches exist in C only (the pure path goes segment by
     segment)."""
-    from bleustream.metrics import tercom
+    from bleustream.metrics import ter_search
 
     c = kernels.native
     pairs: list[tuple[Any, Any, Any]] = [
@@ -601,7 +601,7 @@ def test_each_module_binds_its_twins_once() -> None:
         (registry.tokenize_13a, registry.py_tokenize_13a, c and c.tokenize_13a),
         (registry.tokenize_zh, registry.py_tokenize_zh, c and c.tokenize_zh),
         (registry.TOKENIZERS["13a"], registry.py_tokenize_13a, c and c.tokenize_13a),
-        (tercom.count_edits, tercom.py_count_edits, c and c.count_edits),
+        (ter_search.count_edits, ter_search.py_count_edits, c and c.count_edits),
         (blocks.past_newlines, blocks.py_past_newlines, c and c.past_newlines),
     ]
     for bound, pure, compiled in pairs:
@@ -643,17 +643,17 @@ except ImportError:
     import _xxsubinterpreters as interpreters
 code = '''
 from bleustream._native import _kernels as k
-from bleustream.metrics import tercom
+from bleustream.metrics import ter_search
 assert k.tokenize_13a("a, b.") == ["a", ",", "b", "."]
-assert k.count_edits(["a", "b"], tercom.prepare_reference(["b", "a"])) == 1
+assert k.count_edits(["a", "b"], ter_search.prepare_reference(["b", "a"])) == 1
 '''
 for _ in range(2):
     i = interpreters.create()
     interpreters.run_string(i, code)
     interpreters.destroy(i)
 from bleustream._native import _kernels as k
-from bleustream.metrics import tercom
-assert k.count_edits(["a", "b"], tercom.prepare_reference(["b", "a"])) == 1
+from bleustream.metrics import ter_search
+assert k.count_edits(["a", "b"], ter_search.prepare_reference(["b", "a"])) == 1
 print("ok")
 """
 

@@ -1,7 +1,7 @@
 """The compiled TER kernel against the pure search, compared exactly.
 
 ``bleustream._native._kernels.count_edits`` (``_native/ter.c``) must return what
-``bleustream.metrics.tercom.py_count_edits`` returns, on every
+``bleustream.metrics.ter_search.py_count_edits`` returns, on every
 input: hand-made edge cases (empty sides, identical, reversed, lone
 surrogates, lengths far apart), repetitive text that reaches the
 1000-candidate limit, segments of more than 64 and 1000 words and one
@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustream import kernels
-from bleustream.metrics import ter, tercom
+from bleustream.metrics import ter, ter_search
 from tests.conftest import REAL_DATA_MISSING, RealSet, read_refs, read_segments, real_sets
 from tests.helpers.adversarial import Adversary
 from tests.metrics.test_ter import ALL_SETTINGS, adversarial_corpus, edge_pairs, mutated, word_pairs
@@ -49,12 +49,12 @@ Pair = tuple[Sequence[str], Sequence[str]]
 @contextmanager
 def _pure_beam_only() -> Iterator[None]:
     """The pure search with its exact distance off, as ``max_exact_cells=0``."""
-    saved = tercom.MAX_EXACT_CELLS
-    tercom.MAX_EXACT_CELLS = 0
+    saved = ter_search.MAX_EXACT_CELLS
+    ter_search.MAX_EXACT_CELLS = 0
     try:
         yield
     finally:
-        tercom.MAX_EXACT_CELLS = saved
+        ter_search.MAX_EXACT_CELLS = saved
 
 
 def problems(pairs: Sequence[Pair], beam_only: bool = True) -> list[str]:
@@ -63,7 +63,7 @@ def problems(pairs: Sequence[Pair], beam_only: bool = True) -> list[str]:
     assert N is not None
     out = []
     for hyp, ref_words in pairs:
-        ref = tercom.prepare_reference(ref_words)
+        ref = ter_search.prepare_reference(ref_words)
         modes: list[tuple[tuple[Any, ...], bool]] = [((), False)]
         if beam_only:
             modes.append(((0,), True))
@@ -71,9 +71,9 @@ def problems(pairs: Sequence[Pair], beam_only: bool = True) -> list[str]:
             got = N.count_edits(hyp, ref, *extra)
             if pure_beam:
                 with _pure_beam_only():
-                    want = tercom.py_count_edits(hyp, ref)
+                    want = ter_search.py_count_edits(hyp, ref)
             else:
-                want = tercom.py_count_edits(hyp, ref)
+                want = ter_search.py_count_edits(hyp, ref)
             if type(got) is not int or got != want:
                 out.append(
                     f"{got!r} != pure {want} (max_exact_cells={extra or 'default'}): "
@@ -184,14 +184,14 @@ def test_segments_of_2000_words() -> None:
     assert not problems(pairs[1:2], beam_only=False)  # the pure beam DP: seconds
     assert N is not None
     # the kernel's beam DP alone, against the pure default path
-    hyp, ref = pairs[1][0], tercom.prepare_reference(pairs[1][1])
-    assert N.count_edits(hyp, ref, 0) == tercom.py_count_edits(hyp, ref)
+    hyp, ref = pairs[1][0], ter_search.prepare_reference(pairs[1][1])
+    assert N.count_edits(hyp, ref, 0) == ter_search.py_count_edits(hyp, ref)
 
 
 def test_past_max_exact_cells(paths: dict[str, int]) -> None:
     """4,097 by 4,097 words, just past ``MAX_EXACT_CELLS``: the pure search
     (and the kernel, by default) runs the beam-limited DP only."""
-    assert 4097 * 4097 > tercom.MAX_EXACT_CELLS >= 4096 * 4096
+    assert 4097 * 4097 > ter_search.MAX_EXACT_CELLS >= 4096 * 4096
     rng = random.Random(8)
     vocab = [f"w{i}" for i in range(500)]
     ref = [rng.choice(vocab) for _ in range(4097)]
@@ -293,7 +293,7 @@ def test_shifted_word_lists(pair: Pair) -> None:
 
 def test_the_arguments_are_checked() -> None:
     assert N is not None
-    ref = tercom.prepare_reference(["a", "b"])
+    ref = ter_search.prepare_reference(["a", "b"])
     f = N.count_edits
     bad: list[tuple[type[BaseException], tuple[Any, ...]]] = [
         (TypeError, ()),
@@ -304,14 +304,14 @@ def test_the_arguments_are_checked() -> None:
         (TypeError, ([b"a"], ref)),
         (TypeError, (["a"], object())),
         (TypeError, (["a"], ref, "0")),
-        (TypeError, (["a"], tercom.Reference(vocab=[], ids=(0,)))),  # type: ignore[arg-type]
-        (TypeError, (["a"], tercom.Reference(vocab={"a": 0}, ids=3))),  # type: ignore[arg-type]
-        (TypeError, (["a"], tercom.Reference(vocab={"a": 0}, ids=("0",)))),  # type: ignore[arg-type]
-        (ValueError, (["a"], tercom.Reference(vocab={"a": 0}, ids=(1,)))),
-        (ValueError, (["a"], tercom.Reference(vocab={"a": 0}, ids=(-1,)))),
-        (ValueError, (["a"], tercom.Reference(vocab={"a": 0}, ids=(2**70,)))),
-        (ValueError, (["a"], tercom.Reference(vocab={"a": 5}, ids=(0,)))),
-        (ValueError, (["a"], tercom.Reference(vocab={"a": 0, "b": 1}, ids=(0,)))),
+        (TypeError, (["a"], ter_search.Reference(vocab=[], ids=(0,)))),  # type: ignore[arg-type]
+        (TypeError, (["a"], ter_search.Reference(vocab={"a": 0}, ids=3))),  # type: ignore[arg-type]
+        (TypeError, (["a"], ter_search.Reference(vocab={"a": 0}, ids=("0",)))),  # type: ignore[arg-type]
+        (ValueError, (["a"], ter_search.Reference(vocab={"a": 0}, ids=(1,)))),
+        (ValueError, (["a"], ter_search.Reference(vocab={"a": 0}, ids=(-1,)))),
+        (ValueError, (["a"], ter_search.Reference(vocab={"a": 0}, ids=(2**70,)))),
+        (ValueError, (["a"], ter_search.Reference(vocab={"a": 5}, ids=(0,)))),
+        (ValueError, (["a"], ter_search.Reference(vocab={"a": 0, "b": 1}, ids=(0,)))),
     ]
     for error, args in bad:
         with pytest.raises(error):
@@ -329,7 +329,7 @@ def test_the_arguments_are_checked() -> None:
 def test_no_reference_is_leaked() -> None:
     assert N is not None
     hyp = ["word", "other", "\ud800x", "third"]
-    ref = tercom.prepare_reference(["other", "word", "third", "\ud800x", "fourth"])
+    ref = ter_search.prepare_reference(["other", "word", "third", "\ud800x", "fourth"])
     objects = [hyp, ref, ref.vocab, ref.ids, *hyp]  # not the ids: small ints are shared
     before = [sys.getrefcount(o) for o in objects]
     for _ in range(200):
@@ -341,13 +341,13 @@ def test_no_reference_is_leaked() -> None:
 
 
 def test_a_reference_builds_its_tables_on_first_use() -> None:
-    ref = tercom.prepare_reference(["a", "b", "a", "\ud800"])
+    ref = ter_search.prepare_reference(["a", "b", "a", "\ud800"])
     assert ref.vocab == {"a": 0, "b": 1, "\ud800": 2}
     assert ref.ids == (0, 1, 0, 2)
     assert ref.unknown == 3
     assert ref.peq == (0b101, 0b10, 0b1000, 0)
     assert ref.positions == ((0, 2), (1,), (3,), ())
-    assert ref == tercom.prepare_reference(["a", "b", "a", "\ud800"])
+    assert ref == ter_search.prepare_reference(["a", "b", "a", "\ud800"])
 
 
 # -- the choice, and the command line ----------------------------------------
@@ -355,10 +355,10 @@ def test_a_reference_builds_its_tables_on_first_use() -> None:
 
 def test_ter_counts_with_the_kernels_chosen() -> None:
     if kernels.native is None:
-        assert tercom.count_edits is tercom.py_count_edits
+        assert ter_search.count_edits is ter_search.py_count_edits
     else:
-        assert tercom.count_edits is kernels.native.count_edits
-    assert ter.count_edits is tercom.count_edits
+        assert ter_search.count_edits is kernels.native.count_edits
+    assert ter.count_edits is ter_search.count_edits
 
 
 def _child_env(**values: str) -> dict[str, str]:

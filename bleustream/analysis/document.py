@@ -18,6 +18,7 @@ from bleustream.analysis.collect import Analyzer
 from bleustream.analysis.running import listed
 from bleustream.analysis.settings import SENTENCE_KINDS
 from bleustream.analysis.words import f_measure
+from bleustream.extras import require_numpy
 from bleustream.metrics.bootstrap import (
     bootstrap_indices,
     bootstrap_scores,
@@ -26,7 +27,6 @@ from bleustream.metrics.bootstrap import (
     score_estimate_ci,
     seed_text,
 )
-from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 from bleustream.significance import draws

@@ -23,7 +23,8 @@ from typing import Any
 
 from bleustream.analysis.examples import differing_words
 from bleustream.analysis.layout import TITLES
-from bleustream.errors import UsageError, WriteError
+from bleustream.errors import WriteError
+from bleustream.extras import require
 
 STYLE = """
 body{font-family:sans-serif;margin:2em;max-width:75em;color:#222}
@@ -36,10 +37,7 @@ del{background:#fcc;text-decoration:none}ins{background:#cfc;text-decoration:non
 
 
 def require_matplotlib() -> Any:
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("--report needs matplotlib: pip install 'bleustream[report]'") from None
+    matplotlib = require("matplotlib", "--report", "matplotlib", "report")
     matplotlib.use("svg")
     import matplotlib.pyplot as plt
 

@@ -293,7 +293,7 @@ def _test(options: dict[str, Any]) -> Resampling | None:
     test: Resampling | None = None
     if options["paired_bs"] or options["paired_ar"] or options["confidence"]:
         # Imported here: a run without a test never loads the resampling code.
-        from bleustream.metrics.numpy_scores import require_numpy
+        from bleustream.extras import require_numpy
         from bleustream.significance.draws import parse_seed
         from bleustream.significance.resampling import Resampling
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream.metrics.numpy_scores import require_numpy
+from bleustream.extras import require_numpy
 from bleustream.metrics.protocol import Row, parse_seed
 from bleustream.metrics.registry import Spec
 

@@ -44,9 +44,7 @@ import math
 import sys
 from typing import Any
 
-from bleustream.errors import Interrupted, UsageError
-
-NUMPY_EXTRA = "pip install 'bleustream[significance]'"
+from bleustream.extras import require_numpy
 
 # SacreBLEU floors log(0) at this (integer) value.
 _LOG_ZERO = -9999999999
@@ -56,19 +54,6 @@ _SMOOTH_DEFAULTS: dict[str, float | None] = {"exp": None, "floor": 0.1, "add-k":
 _CHRF_EPS = 1e-16
 # Python's sum() of floats is compensated (Neumaier) from 3.12 on.
 _COMPENSATED_SUM = sys.version_info >= (3, 12)
-
-
-def require_numpy(what: str = "significance testing") -> Any:
-    """numpy, or a one-line ``UsageError`` naming the extra that installs it."""
-    try:
-        import numpy
-    except ImportError as exc:
-        # A signal during numpy's import reaches us wrapped in its ImportError.
-        cause = exc.__cause__ or exc.__context__
-        if isinstance(cause, Interrupted):
-            raise cause from None
-        raise UsageError(f"{what} needs numpy: {NUMPY_EXTRA}") from None
-    return numpy
 
 
 # ----------------------------------------------------------------------------

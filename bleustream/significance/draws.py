@@ -70,6 +70,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bleustream.extras import require_numpy
 from bleustream.metrics.bootstrap import (
     CHUNK_ELEMENTS,
     DEFAULT_SEED,
@@ -83,7 +84,6 @@ from bleustream.metrics.bootstrap import (
     score_estimate_ci,
     seed_text,
 )
-from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import parse_seed as parse_seed  # for the callers of draws
 from bleustream.significance.result import Result
 

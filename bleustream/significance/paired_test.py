@@ -16,9 +16,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from bleustream.extras import require_numpy
 from bleustream.metrics.bootstrap import environment_seed
 from bleustream.metrics.metric_classes import Metric
-from bleustream.metrics.numpy_scores import require_numpy
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.scores import Signature
 from bleustream.significance import draws

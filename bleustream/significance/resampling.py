@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bleustream.metrics.numpy_scores import require_numpy
+from bleustream.extras import require_numpy
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 from bleustream.significance import draws as significance

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import UsageError, lone_surrogate
+from bleustream.extras import require
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,9 @@ _TAGGERS: dict[str, Any] = {}
 
 def _make_tagger(spec: MecabSpec) -> Any:
     """A wakati tagger, checked as SacreBLEU checks it; UsageError if it cannot be had."""
-    try:
-        mecab = importlib.import_module(spec.module)
-        dictionary = importlib.import_module(spec.dictionary)
-    except ImportError:
-        raise UsageError(
-            f"-tok {spec.name} needs {spec.needs}: pip install 'bleustream[{spec.extra}]'"
-        ) from None
+    what = f"-tok {spec.name}"
+    mecab = require(spec.module, what, spec.needs, spec.extra)
+    dictionary = require(spec.dictionary, what, spec.needs, spec.extra)
     try:
         tagger = mecab.Tagger(dictionary.MECAB_ARGS + " -Owakati")
     except RuntimeError as exc:

@@ -10,17 +10,14 @@ from __future__ import annotations
 from typing import Callable
 
 from bleustream.errors import UsageError
+from bleustream.extras import require
 
-NLTK_EXTRA = "pip install 'bleustream[nltk]'"
 PUNKT = "python -m nltk.downloader punkt_tab"
 
 
 def nltk_tokenizer() -> Callable[[str], list[str]]:
     """``nltk.word_tokenize``, checked once to have its data."""
-    try:
-        from nltk import word_tokenize
-    except ImportError:
-        raise UsageError(f"-tok nltk needs NLTK: {NLTK_EXTRA}") from None
+    word_tokenize = require("nltk", "-tok nltk", "NLTK", "nltk").word_tokenize
     try:
         word_tokenize("A test.")
     except LookupError:

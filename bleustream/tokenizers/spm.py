@@ -16,12 +16,12 @@ time a line is tokenized.
 
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bleustream.errors import OpenError, UsageError, lone_surrogate
+from bleustream.errors import OpenError, lone_surrogate
+from bleustream.extras import require
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,7 @@ def model_path(name: str) -> str:
 
 def _load(name: str) -> Callable[[str], list[str]]:
     """The model's ``EncodeAsPieces``; UsageError or OpenError if it cannot be had."""
-    try:
-        sentencepiece = importlib.import_module("sentencepiece")
-    except ImportError:
-        raise UsageError(
-            f"-tok {name} needs SentencePiece: pip install 'bleustream[spm]'"
-        ) from None
+    sentencepiece = require("sentencepiece", f"-tok {name}", "SentencePiece", "spm")
     path = model_path(name)
     if not os.path.exists(path):
         raise OpenError(

@@ -3,7 +3,7 @@ examples use only the public API.
 
 The layers, lowest first (docs/design.md draws the same map):
 
-    _version, errors, kernels        the base, with the C kernels (_native/)
+    _version, errors, extras, kernels  the base, with the C kernels (_native/)
     tokenizers                       text to tokens
     metrics                          the pure core
     inputs | output | significance   each on the core, not on each other
@@ -38,7 +38,7 @@ from tests.helpers.paths import ROOT
 
 PACKAGE = ROOT / "bleustream"
 
-BASE = frozenset({"_version", "errors", "kernels", "_native"})
+BASE = frozenset({"_version", "errors", "extras", "kernels", "_native"})
 CORE = frozenset({"tokenizers", "metrics"})
 # SacreBLEU's module names for its test-set functions: beside the api.
 SACREBLEU_NAMES = frozenset({"dataset", "utils", "compat", "version"})

@@ -94,6 +94,7 @@ KERNEL_SOURCES = [
         "scores",
         "ter",
         "token_bleu",
+        "id_ngrams",
     )
 ]
 

@@ -15,6 +15,7 @@
  *   scores.c      sentence-BLEU score objects from rows
  *   ter.c         TER's number of edits
  *   token_bleu.c  BLEU rows of token-ID buffers, counted without the GIL
+ *   id_ngrams.c   clipped n-gram matches of 64-bit integer ids (token_bleu's)
  *
  * Every function a module exposes is `bs_<its Python name>`, with the
  * METH_FASTCALL | METH_KEYWORDS signature (BS_FASTCALL), and reads its
@@ -316,6 +317,43 @@ BS_INTERNAL int clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen,
                                 const int32_t *flat, const Py_ssize_t *offs,
                                 const Py_ssize_t *rlens, Py_ssize_t nrefs, Py_ssize_t max_n,
                                 Py_ssize_t *out, Py_ssize_t nids);
+
+/* ------------------------------------------------------------------ */
+/* the n-gram matcher of integer ids (id_ngrams.c)                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct IdSlot IdSlot;
+
+/* Scratch for a batch's sentences: its table and hashes, in an arena. */
+typedef struct {
+    IdSlot *slots;
+    Py_ssize_t cap; /* slots */
+    uint32_t gen;   /* the sentence being matched */
+    uint64_t *hyp_hash, *ref_hash; /* each id's hash */
+    Py_ssize_t *seen;              /* several references: the slots one filled */
+} IdMatcher;
+
+/* How many n-grams of orders 1 .. max_n a sequence of len ids has. */
+BS_INTERNAL int64_t bs_id_ngram_count(int64_t len, Py_ssize_t max_n);
+
+/* A matcher for hypotheses of up to max_hyp ids and references of up to
+ * max_ref_ids ids (all of a sentence's) and max_ngrams n-grams (counted by
+ * bs_id_ngram_count, summed over a sentence's references); -1 when the
+ * arena (quiet or not) has no room. */
+BS_INTERNAL int bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp,
+                                   Py_ssize_t max_ref_ids, int64_t max_ngrams,
+                                   int several_refs);
+
+/*
+ * clipped_matches for int64 ids, all compared (none is absent): out[n-1]
+ * for n = 1 .. max_n.  Reference r is refs[offs[r] .. offs[r] + rlens[r]),
+ * every offset below 2**31.  -1 if the sentence is larger than the matcher
+ * was made for.  Calls no Python API.
+ */
+BS_INTERNAL int bs_id_matches(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen,
+                              const int64_t *refs, const Py_ssize_t *offs,
+                              const Py_ssize_t *rlens, Py_ssize_t nrefs, Py_ssize_t max_n,
+                              Py_ssize_t *out);
 
 /* ------------------------------------------------------------------ */
 /* spans of a buffer, and the 13a and zh tokenizers (tokenize.c)       */

@@ -12,11 +12,11 @@
  *
  * Everything is checked with the GIL held; then the counting runs with the
  * GIL released, reading the buffers with no Python object per token: each
- * sentence's reference tokens are interned to dense ids (a hash table of
- * 64-bit ids, compared by value, so a collision costs time, never a count)
- * and the n-gram engine (clipped_matches) matches the hypothesis against
- * them.  The arena is quiet meanwhile: a failed allocation sets no Python
- * error until the GIL is back.  Unsigned 8-byte ids past 2**63-1 are a
+ * sentence's ids, without pads, are copied as int64 into buffers made once
+ * for the batch's largest sentence, and matched as they are by the id
+ * n-gram matcher (id_ngrams.c: no vocabulary pass, a collision costs time,
+ * never a count).  The arena is quiet meanwhile: a failed allocation sets
+ * no Python error until the GIL is back.  Unsigned 8-byte ids past 2**63-1 are a
  * ValueError (every id is compared as a signed 64-bit value).
  */
 #include "kernels.h"
@@ -184,11 +184,6 @@ read_ids(const Stream *s, Py_ssize_t i, int has_pad, int64_t pad, int64_t *out)
 }
 
 typedef struct {
-    int64_t key;
-    int32_t id; /* -1: empty */
-} IdSlot;
-
-typedef struct {
     const Stream *hyp, *refs;
     Py_ssize_t nrefs, order, start, stop;
     int has_pad;
@@ -196,80 +191,74 @@ typedef struct {
     long long *rows; /* (stop - start) rows of 2 + 2 * order */
 } Job;
 
-static inline int32_t
-intern_id(IdSlot *tab, Py_ssize_t mask, int64_t key, int32_t *size, int insert)
+/* A sentence's scratch: its ids without pads, read into buffers made once
+ * for the job's largest sentence, and the matcher. */
+typedef struct {
+    IdMatcher matcher;
+    int64_t *hyp, *refs;
+    Py_ssize_t *offs, *rlens;
+} Scratch;
+
+static int
+scratch_init(Scratch *w, Arena *a, const Job *job)
 {
-    Py_ssize_t k = (Py_ssize_t)(mix64((uint64_t)key) & (uint64_t)mask);
-    for (;;) {
-        IdSlot *s = &tab[k];
-        if (s->id < 0) {
-            if (!insert)
-                return -1;
-            s->key = key;
-            s->id = *size;
-            return (*size)++;
+    Py_ssize_t i, r, max_hyp = 0, max_ref = 0;
+    int64_t max_ngrams = 0;
+    for (i = job->start; i < job->stop; i++) {
+        Py_ssize_t P = 0;
+        int64_t ngrams = 0;
+        if ((Py_ssize_t)job->hyp->ln[i] > max_hyp)
+            max_hyp = (Py_ssize_t)job->hyp->ln[i];
+        for (r = 0; r < job->nrefs; r++) {
+            P += (Py_ssize_t)job->refs[r].ln[i];
+            ngrams += bs_id_ngram_count(job->refs[r].ln[i], job->order);
         }
-        if (s->key == key)
-            return s->id;
-        k = (k + 1) & mask;
+        if (P > max_ref)
+            max_ref = P;
+        if (ngrams > max_ngrams)
+            max_ngrams = ngrams;
     }
+    w->hyp = ARENA_NEW(a, int64_t, max_hyp + 1);
+    w->refs = ARENA_NEW(a, int64_t, max_ref + 1);
+    w->offs = ARENA_NEW(a, Py_ssize_t, job->nrefs);
+    w->rlens = ARENA_NEW(a, Py_ssize_t, job->nrefs);
+    if (w->hyp == NULL || w->refs == NULL || w->offs == NULL || w->rlens == NULL)
+        return NO_MEMORY;
+    if (bs_id_matcher_init(&w->matcher, a, max_hyp, max_ref, max_ngrams, job->nrefs > 1) < 0)
+        return NO_MEMORY;
+    return OK;
 }
 
 /* One sentence's row into row[0 .. 2 + 2 order). */
 static int
-count_one(Arena *a, const Job *job, Py_ssize_t i, long long *row)
+count_one(Scratch *w, const Job *job, Py_ssize_t i, long long *row)
 {
     const Py_ssize_t nrefs = job->nrefs, order = job->order;
-    Py_ssize_t hmax = (Py_ssize_t)job->hyp->ln[i], P = 0, r, k, hlen, cap = 8, mask;
-    Py_ssize_t *offs, *rlens, out[MAX_TOKEN_ORDER];
-    int64_t *hv, *rv;
-    int32_t *hids, *flat, nids = 0;
-    IdSlot *tab;
+    Py_ssize_t P = 0, r, k, hlen, out[MAX_TOKEN_ORDER];
     long long ref_len = 0;
 
-    for (r = 0; r < nrefs; r++)
-        P += (Py_ssize_t)job->refs[r].ln[i];
-    offs = ARENA_NEW(a, Py_ssize_t, nrefs);
-    rlens = ARENA_NEW(a, Py_ssize_t, nrefs);
-    hv = ARENA_NEW(a, int64_t, hmax + 1);
-    rv = ARENA_NEW(a, int64_t, P + 1);
-    hids = ARENA_NEW(a, int32_t, hmax + 1);
-    flat = ARENA_NEW(a, int32_t, P + 1);
-    if (offs == NULL || rlens == NULL || hv == NULL || rv == NULL || hids == NULL || flat == NULL)
-        return NO_MEMORY;
-    if ((hlen = read_ids(job->hyp, i, job->has_pad, job->pad, hv)) < 0)
+    if ((hlen = read_ids(job->hyp, i, job->has_pad, job->pad, w->hyp)) < 0)
         return (int)hlen;
-    P = 0;
     for (r = 0; r < nrefs; r++) {
-        Py_ssize_t got = read_ids(&job->refs[r], i, job->has_pad, job->pad, rv + P);
+        Py_ssize_t got = read_ids(&job->refs[r], i, job->has_pad, job->pad, w->refs + P);
         if (got < 0)
             return (int)got;
-        offs[r] = P;
-        rlens[r] = got;
+        w->offs[r] = P;
+        w->rlens[r] = got;
         P += got;
     }
-    while (cap < 2 * P)
-        cap <<= 1;
-    mask = cap - 1;
-    if ((tab = ARENA_NEW(a, IdSlot, cap)) == NULL)
-        return NO_MEMORY;
-    for (k = 0; k < cap; k++)
-        tab[k].id = -1;
-    for (k = 0; k < P; k++)
-        flat[k] = intern_id(tab, mask, rv[k], &nids, 1);
-    for (k = 0; k < hlen; k++)
-        hids[k] = intern_id(tab, mask, hv[k], &nids, 0);
-    if (clipped_matches(a, hids, hlen, flat, offs, rlens, nrefs, order, out, nids) < 0)
+    if (bs_id_matches(&w->matcher, w->hyp, hlen, w->refs, w->offs, w->rlens, nrefs, order, out) <
+        0)
         return NO_MEMORY;
     /* the reference length closest to the hypothesis', ties to the shorter */
     for (r = 0; r < nrefs; r++) {
-        long long d = (long long)rlens[r] - hlen, best = ref_len - hlen;
+        long long d = (long long)w->rlens[r] - hlen, best = ref_len - hlen;
         if (d < 0)
             d = -d;
         if (best < 0)
             best = -best;
-        if (r == 0 || d < best || (d == best && (long long)rlens[r] < ref_len))
-            ref_len = (long long)rlens[r];
+        if (r == 0 || d < best || (d == best && (long long)w->rlens[r] < ref_len))
+            ref_len = (long long)w->rlens[r];
     }
     row[0] = (long long)hlen;
     row[1] = ref_len;
@@ -284,16 +273,16 @@ static int
 count_rows(const Job *job, Py_ssize_t *failed_at)
 {
     ARENA_ON_STACK(arena);
+    Scratch w;
     Py_ssize_t i, width = 2 + 2 * job->order;
-    int rc = OK;
+    int rc;
     arena.quiet = 1;
-    for (i = job->start; i < job->stop; i++) {
-        rc = count_one(&arena, job, i, job->rows + (i - job->start) * width);
-        if (rc != OK) {
+    *failed_at = job->start;
+    rc = scratch_init(&w, &arena, job);
+    for (i = job->start; rc == OK && i < job->stop; i++) {
+        rc = count_one(&w, job, i, job->rows + (i - job->start) * width);
+        if (rc != OK)
             *failed_at = i;
-            break;
-        }
-        arena_reset(&arena);
     }
     arena_free(&arena);
     return rc;

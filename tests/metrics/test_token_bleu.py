@@ -304,6 +304,29 @@ def test_compiled_rows_equal_pure_rows(batch: Any, pad: int | None, order: int) 
     assert c_token_rows(hyp_stream, streams, order, pad, 1, n) == want[1:]
 
 
+@pytest.mark.parametrize("order", [1, 4, 9, 40])
+@pytest.mark.parametrize("nrefs", [1, 3])
+def test_long_repetitive_sentences(order: int, nrefs: int) -> None:
+    """Sentences of different lengths in one batch (the kernel's scratch is
+    sized by the longest), over three ids, so that long n-grams repeat
+    within a sentence and across its references."""
+    rng = np.random.default_rng(order * 10 + nrefs)
+    alphabet = np.array([0, BIG, -(2**63)], dtype=np.int64)
+
+    def sentence() -> list[int]:
+        size = int(rng.integers(0, 300))
+        return alphabet[rng.integers(0, 3, size) * (rng.random(size) < 0.8)].tolist()
+
+    hyps = [sentence() for _ in range(12)]
+    refs = [[sentence() for _ in hyps] for _ in range(nrefs)]
+    refs[0][0] = hyps[0]  # every order matches
+    want, want_corpus = oracle(hyps, refs, max_order=order)
+    for threads in (1, 2):
+        got = bleustream.token_bleu(hyps, refs, max_ngram_order=order, threads=threads, corpus=True)
+        assert_bits(got.scores, want)
+        assert float.hex(got.corpus) == float.hex(want_corpus)
+
+
 def real_ids(real_set: RealSet) -> tuple[list[list[int]], list[list[list[int]]], list[str]]:
     """The set's first system and references as ids of a word vocabulary."""
     vocab: dict[str, int] = {}

@@ -14,7 +14,9 @@ import importlib
 import re
 import subprocess
 import sys
+import threading
 from array import array
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -325,6 +327,29 @@ def test_long_repetitive_sentences(order: int, nrefs: int) -> None:
         got = bleustream.token_bleu(hyps, refs, max_ngram_order=order, threads=threads, corpus=True)
         assert_bits(got.scores, want)
         assert float.hex(got.corpus) == float.hex(want_corpus)
+
+
+def test_python_threads_at_once_on_shared_inputs() -> None:
+    """Several Python threads score the same arrays at the same time (the
+    kernel reads them with the GIL released), each many times, some with
+    threads=2 as well: every result is SacreBLEU's, to the bit."""
+    rng = np.random.default_rng(7)
+    refs = rng.integers(0, 40, (48, 120))
+    hyps = np.where(rng.random(refs.shape) < 0.3, rng.integers(0, 40, refs.shape), refs)
+    lengths = rng.integers(0, 121, len(hyps))
+    want, _ = oracle([h[:n] for h, n in zip(hyps.tolist(), lengths)], [refs.tolist()])
+    start = threading.Barrier(4)
+
+    def work(k: int) -> list[list[str]]:
+        start.wait()
+        return [
+            [float.hex(x) for x in bleustream.token_bleu(hyps, [refs], lengths=lengths, threads=t)]
+            for t in (1, 1 + k % 2, 1)
+        ]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(4)))
+    assert results == [[[float.hex(x) for x in want]] * 3] * 4
 
 
 def real_ids(real_set: RealSet) -> tuple[list[list[int]], list[list[list[int]]], list[str]]:

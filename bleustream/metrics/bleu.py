@@ -672,7 +672,7 @@ def verbose(bleu: BleuScore, settings: Settings, width: int = 1) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.metrics.numpy_scores import bleu_rows
+    from bleustream.metrics.array_scores import bleu_rows
 
     return bleu_rows(sums, settings)
 

@@ -24,7 +24,7 @@ from bleustream.extras import require_numpy
 from bleustream.metrics.protocol import Row, parse_seed
 from bleustream.metrics.registry import Spec
 
-# (summed rows) -> their scores, e.g. ``lambda a: numpy_scores.bleu_rows(a, S)``
+# (summed rows) -> their scores, e.g. ``lambda a: array_scores.bleu_rows(a, S)``
 RowScorer = Callable[[Any], Any]
 
 DEFAULT_SEED = 12345

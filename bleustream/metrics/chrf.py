@@ -732,7 +732,7 @@ def verbose(chrf: ChrfScore, settings: Settings, width: int = 1) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.metrics.numpy_scores import chrf_rows
+    from bleustream.metrics.array_scores import chrf_rows
 
     return chrf_rows(sums, settings)
 

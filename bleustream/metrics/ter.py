@@ -271,7 +271,7 @@ def verbose(ter: TerScore, settings: Settings, width: int = 1) -> str:
 
 def score_rows(sums: Any, settings: Settings) -> Any:
     """Scores of many summed rows at once (numpy), with SacreBLEU's resampling arithmetic."""
-    from bleustream.metrics.numpy_scores import ter_rows
+    from bleustream.metrics.array_scores import ter_rows
 
     return ter_rows(sums, settings)
 

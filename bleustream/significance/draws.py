@@ -14,7 +14,7 @@ offers three resampling procedures over per-segment statistics:
 The functions here draw the same random numbers from the same generators
 (``np.random.default_rng(seed)``: ``choice`` for resamples, boolean
 ``integers`` for AR's swaps), sum the same statistics with the same float32
-rounding and score every sample as SacreBLEU does (``bleustream.metrics.numpy_scores``), so
+rounding and score every sample as SacreBLEU does (``bleustream.metrics.array_scores``), so
 scores, means, intervals and p-values are SacreBLEU's to the last bit.
 
 Statistics come as one 2-D array per system and metric (segments x row
@@ -22,7 +22,7 @@ size): BLEU and chrF as integer arrays, TER as float64 (``[edits,
 avg_ref_len]``), in SacreBLEU's per-segment layout.  A row scorer
 (``Callable[[ndarray], ndarray]``, e.g. ``lambda a: batch.bleu_rows(a, S)``)
 turns summed rows into scores; its input dtype selects SacreBLEU's
-arithmetic (see ``bleustream.metrics.numpy_scores``).
+arithmetic (see ``bleustream.metrics.array_scores``).
 
 Seeds (an ``int`` or ``None``) behave as ``SACREBLEU_SEED`` does in
 SacreBLEU's command line (default 12345, ``none`` for fresh entropy):

@@ -41,8 +41,8 @@ from sacrebleu.significance import PairedTest, _bootstrap_resample
 from sacrebleu.significance import Result as SacreResult
 
 from bleustream.errors import UsageError
+from bleustream.metrics import array_scores as batch
 from bleustream.metrics import bootstrap
-from bleustream.metrics import numpy_scores as batch
 from bleustream.metrics.scores import COMMON_SHORT
 from bleustream.output import tables as report
 from bleustream.significance import draws as significance

@@ -95,6 +95,7 @@ KERNEL_SOURCES = [
         "ter",
         "token_bleu",
         "id_ngrams",
+        "analysis",
     )
 ]
 

@@ -115,3 +115,23 @@ def token_rows(
     """bleustream.metrics.token_bleu.py_token_rows: the BLEU rows of sentences
     start .. stop - 1 of id streams (data, starts, lens), counted with the
     GIL released"""
+
+def add_words(
+    ref: Sequence[str],
+    hyps: Sequence[Sequence[str]],
+    ref_total: dict[str, int],
+    outs: Sequence[dict[str, int]],
+    matches: Sequence[dict[str, int]],
+    ids: dict[str, int] | None = None,
+    words: list[str] | None = None,
+) -> list[int] | None:
+    """bleustream.analysis.words.py_add_words"""
+
+def add_ngram_matches(
+    ref: Sequence[str],
+    hyps: Sequence[Sequence[str]],
+    low: int,
+    high: int,
+    kept: Sequence[dict[tuple[str, ...], int]],
+) -> None:
+    """bleustream.analysis.ngrams.py_add_ngram_matches"""

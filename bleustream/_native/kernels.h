@@ -16,6 +16,7 @@
  *   ter.c         TER's number of edits
  *   token_bleu.c  BLEU rows of token-ID buffers, counted without the GIL
  *   id_ngrams.c   clipped n-gram matches of 64-bit integer ids (token_bleu's)
+ *   analysis.c    one segment's word and matched n-gram counts for --analyze
  *
  * Every function a module exposes is `bs_<its Python name>`, with the
  * METH_FASTCALL | METH_KEYWORDS signature (BS_FASTCALL), and reads its
@@ -95,6 +96,8 @@ BS_INTERNAL BS_FASTCALL(bs_past_newlines);
 BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
 BS_INTERNAL BS_FASTCALL(bs_count_edits);
 BS_INTERNAL BS_FASTCALL(bs_token_rows);
+BS_INTERNAL BS_FASTCALL(bs_add_words);
+BS_INTERNAL BS_FASTCALL(bs_add_ngram_matches);
 
 /* ------------------------------------------------------------------ */
 /* argument parsing (args.c)                                           */

@@ -51,6 +51,12 @@ static PyMethodDef bs_methods[] = {
     BS_METHOD(token_rows,
               "token_rows(hyps, refs, max_order, pad, start, stop) -> list[tuple[int, ...]]: "
               "BLEU rows of token-ID buffers, without the GIL (token_bleu.py_token_rows)."),
+    BS_METHOD(add_words,
+              "add_words(ref, hyps, ref_total, outs, matches, ids=None, words=None) -> "
+              "list[int] | None: one segment's words added (analysis.words.py_add_words)."),
+    BS_METHOD(add_ngram_matches,
+              "add_ngram_matches(ref, hyps, low, high, kept) -> None: one segment's matched "
+              "n-grams added (analysis.ngrams.py_add_ngram_matches)."),
     {NULL, NULL, 0, NULL},
 };
 

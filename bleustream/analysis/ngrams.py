@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from bleustream.kernels import native
+
 Ngram = tuple[str, ...]
 
 
@@ -29,6 +31,25 @@ def ngrams_of(words: Sequence[str], low: int, high: int) -> Counter[Ngram]:
     for n in range(low, high + 1):
         counts.update(zip(*[words[i:] for i in range(n)]))
     return counts
+
+
+def py_add_ngram_matches(
+    ref: Sequence[str],
+    hyps: Sequence[Sequence[str]],
+    low: int,
+    high: int,
+    kept: Sequence[dict[Ngram, int]],
+) -> None:
+    """One segment's matched n-grams added: per system (as many as ``kept``
+    has), each n-gram of orders ``low`` to ``high`` found in both its
+    hypothesis and the reference adds the fewer of its two counts."""
+    if not 1 <= low <= high:
+        raise ValueError(f"n-gram orders must be 1 <= low <= high, not {low}..{high}")
+    ref_counts = ngrams_of(ref, low, high)
+    for matches, hyp in zip(kept, hyps):
+        for gram, count in ngrams_of(hyp, low, high).items():
+            if gram in ref_counts:
+                matches[gram] = matches.get(gram, 0) + min(count, ref_counts[gram])
 
 
 class NgramMatches:
@@ -41,14 +62,7 @@ class NgramMatches:
         self.matches: list[Counter[Ngram]] = [Counter() for _ in range(systems)]
 
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
-        ref_counts = ngrams_of(ref, self.low, self.high)
-        for kept, hyp in zip(self.matches, hyps):
-            counts = ngrams_of(hyp, self.low, self.high)
-            common = {}
-            for gram in counts.keys() & ref_counts.keys():
-                a, b = counts[gram], ref_counts[gram]
-                common[gram] = a if a < b else b
-            kept.update(common)
+        add_ngram_matches(ref, hyps, self.low, self.high, self.matches)
 
     def merge(self, other: NgramMatches) -> None:
         for mine, theirs in zip(self.matches, other.matches):
@@ -72,3 +86,8 @@ class NgramMatches:
 def _entry(ranked: tuple[float, int, str, int, int]) -> dict[str, Any]:
     score, _, text, x, y = ranked
     return {"ngram": text, "score": score, "baseline": x, "system": y}
+
+
+# The compiled twin where the C kernels were built (bleustream.kernels).
+c_add_ngram_matches = None if native is None else native.add_ngram_matches
+add_ngram_matches: Any = c_add_ngram_matches or py_add_ngram_matches

@@ -19,9 +19,11 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from bleustream.analysis.buckets import Edges
+from bleustream.kernels import native
 
 
 def f_measure(matches: float, ref: float, out: float) -> tuple[float, float, float]:
@@ -53,6 +55,55 @@ def read_counts(lines: Iterable[str], name: str) -> Iterator[tuple[str, int]]:
             raise ValueError(f"{name}:{number}: the count is not a whole number") from None
 
 
+def py_add_words(
+    ref: Sequence[str],
+    hyps: Sequence[Sequence[str]],
+    ref_total: dict[str, int],
+    outs: Sequence[dict[str, int]],
+    matches: Sequence[dict[str, int]],
+    ids: dict[str, int] | None = None,
+    words: list[str] | None = None,
+) -> list[int] | None:
+    """One segment's words added to the running counts: the reference's to
+    ``ref_total``; per system, its words to ``outs`` and its matches to
+    ``matches`` (per word, the fewer of its count in the hypothesis and in
+    the reference), as many systems as all three have.
+
+    With ``ids`` and ``words`` (a word's number and the words by number,
+    new words added), the segment's row is returned: per distinct word, in
+    the order words first occur (the reference's, then each system's), its
+    number, its reference count, then each system's count and matches.
+    """
+    ref_counts = Counter(ref)
+    _add(ref_total, ref_counts)
+    per_system = []
+    for out, kept, hyp in zip(outs, matches, hyps):
+        counts = Counter(hyp)
+        _add(out, counts)
+        _add(kept, {w: min(c, ref_counts[w]) for w, c in counts.items() if w in ref_counts})
+        per_system.append(counts)
+    if ids is None or words is None:
+        return None
+    row = []
+    for word in dict.fromkeys(chain(ref, *hyps[: len(per_system)])):
+        word_id = ids.get(word)
+        if word_id is None:
+            word_id = ids[word] = len(words)
+            words.append(word)
+        ref_count = ref_counts.get(word, 0)
+        row += (word_id, ref_count)
+        for counts in per_system:
+            count = counts.get(word, 0)
+            row += (count, min(count, ref_count))
+    return row
+
+
+def _add(total: dict[Any, int], counts: Mapping[Any, int]) -> None:
+    """``total[key] += count`` for each key of counts, as Counter.update adds."""
+    for key, count in counts.items():
+        total[key] = total.get(key, 0) + count
+
+
 class WordTally:
     """Per distinct word: reference count, and per system hypothesis count and matches."""
 
@@ -71,39 +122,12 @@ class WordTally:
 
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         """One segment: its (first) reference's words and each system's."""
-        ref_counts = Counter(ref)
-        self.ref.update(ref)
-        matched = []
-        for out, matches, hyp in zip(self.out, self.matches, hyps):
-            out.update(hyp)
-            counts = Counter(hyp)
-            common = {}
-            for word in counts.keys() & ref_counts.keys():
-                a, b = counts[word], ref_counts[word]
-                common[word] = a if a < b else b
-            matches.update(common)
-            matched.append((counts, common))
-        if self.segment_rows is not None:
-            self._keep(ref_counts, matched)
-
-    def _keep(
-        self, ref_counts: Counter[str], matched: list[tuple[Counter[str], dict[str, int]]]
-    ) -> None:
-        assert self.segment_rows is not None and self.segment_ends is not None
-        distinct = set(ref_counts)
-        for counts, _ in matched:
-            distinct.update(counts)
-        ids, kept = self.ids, self.segment_rows
-        for word in distinct:
-            word_id = ids.get(word)
-            if word_id is None:
-                word_id = ids[word] = len(self.words)
-                self.words.append(word)
-            entry = [word_id, ref_counts.get(word, 0)]
-            for counts, common in matched:
-                entry += (counts.get(word, 0), common.get(word, 0))
-            kept.extend(entry)
-        self.segment_ends.append(len(kept))
+        if self.segment_rows is None or self.segment_ends is None:
+            add_words(ref, hyps, self.ref, self.out, self.matches)
+            return
+        row = add_words(ref, hyps, self.ref, self.out, self.matches, self.ids, self.words)
+        self.segment_rows.extend(row)
+        self.segment_ends.append(len(self.segment_rows))
 
     def merge(self, other: WordTally) -> None:
         """Adds another tally's words (segments after this one's)."""
@@ -190,3 +214,8 @@ class WordTally:
         if self.segment_rows is not None and self.segment_ends is not None:
             self.segment_rows.extend(state["segment_rows"])
             self.segment_ends.extend(state["segment_ends"])
+
+
+# The compiled twin where the C kernels were built (bleustream.kernels).
+c_add_words = None if native is None else native.add_words
+add_words: Any = c_add_words or py_add_words

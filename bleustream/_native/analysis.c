@@ -1,0 +1,564 @@
+/*
+ * analysis.c: one segment's counts for the analyses of `--analyze`, added
+ * to their running dicts: the words of word accuracy by frequency
+ * (analysis.words.py_add_words) and the matched n-grams of the n-gram
+ * differences (analysis.ngrams.py_add_ngram_matches).
+ *
+ * The segment's tokens (the reference's and every system's) are interned
+ * to ids once (the vocabulary); counts, clipped matches and n-gram tables
+ * are on ids in the arena, and a running dict is touched once per distinct
+ * word or matched n-gram, with the caller's own str objects as keys.
+ * Distinct words and n-grams are visited in the order they first occur,
+ * the pure twins' order.
+ */
+#include "kernels.h"
+
+/* The tokens of one list: a tuple of them (so no other code can change
+ * them under the kernel), with their ids. */
+typedef struct {
+    PyObject *seq; /* a tuple, a new reference */
+    Py_ssize_t len;
+    int32_t *ids; /* in the arena */
+} Tokens;
+
+static int
+tokens_open(Tokens *t, PyObject *o, const char *what)
+{
+    Py_ssize_t i;
+    t->ids = NULL;
+    t->len = 0;
+    t->seq = PySequence_Tuple(o);
+    if (t->seq == NULL)
+        return -1;
+    t->len = PyTuple_GET_SIZE(t->seq);
+    for (i = 0; i < t->len; i++)
+        if (bs_check_str(PyTuple_GET_ITEM(t->seq, i), what) < 0)
+            return -1;
+    return 0;
+}
+
+static void
+tokens_close(Tokens *t, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        Py_CLEAR(t[i].seq);
+}
+
+/* Each token's id; new tokens inserted when `insert`, else -1. */
+static int
+tokens_intern(Tokens *t, Vocab *v, Arena *a, int insert)
+{
+    Py_ssize_t i;
+    t->ids = ARENA_NEW(a, int32_t, t->len + 1);
+    if (t->ids == NULL)
+        return -1;
+    for (i = 0; i < t->len; i++) {
+        PyObject *s = PyTuple_GET_ITEM(t->seq, i);
+        TokView view = {PyUnicode_DATA(s), PyUnicode_GET_LENGTH(s), PyUnicode_KIND(s)};
+        t->ids[i] = vocab_id(v, &view, insert);
+    }
+    return 0;
+}
+
+/*
+ * The segment's lists into t[0 .. 1 + nsys): the reference's words, then
+ * each system's, for the first of hyps that `dicts` (a list of lists of
+ * dicts, one a system) has room for, as zip stops at the shortest.  The
+ * number of systems, or -1 with an exception (t closed).
+ */
+static Py_ssize_t
+segment_open(Arena *a, PyObject *ref, PyObject *hyps, Py_ssize_t nsys, Tokens **tp)
+{
+    PyObject *seq = PySequence_Tuple(hyps);
+    Tokens *t;
+    Py_ssize_t s;
+    *tp = NULL;
+    if (seq == NULL)
+        return -1;
+    if (PyTuple_GET_SIZE(seq) < nsys)
+        nsys = PyTuple_GET_SIZE(seq);
+    t = ARENA_NEW(a, Tokens, nsys + 1);
+    if (t == NULL) {
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (s = 0; s <= nsys; s++)
+        t[s].seq = NULL;
+    *tp = t;
+    if (tokens_open(&t[0], ref, "ref's words") < 0)
+        goto fail;
+    for (s = 0; s < nsys; s++)
+        if (tokens_open(&t[s + 1], PyTuple_GET_ITEM(seq, s), "a hypothesis's words") < 0)
+            goto fail;
+    Py_DECREF(seq);
+    return nsys;
+fail:
+    Py_DECREF(seq);
+    tokens_close(t, nsys + 1);
+    return -1;
+}
+
+/* d[key] += n, as Counter.update adds a count (a missing key counts 0). */
+static int
+dict_add(PyObject *d, PyObject *key, Py_ssize_t n)
+{
+    PyObject *old, *add, *sum;
+    int rc;
+    add = PyLong_FromSsize_t(n);
+    if (add == NULL)
+        return -1;
+    old = PyDict_GetItemWithError(d, key); /* borrowed */
+    if (old == NULL) {
+        if (PyErr_Occurred()) {
+            Py_DECREF(add);
+            return -1;
+        }
+        rc = PyDict_SetItem(d, key, add);
+        Py_DECREF(add);
+        return rc;
+    }
+    Py_INCREF(old);
+    sum = PyNumber_Add(old, add);
+    Py_DECREF(old);
+    Py_DECREF(add);
+    if (sum == NULL)
+        return -1;
+    rc = PyDict_SetItem(d, key, sum);
+    Py_DECREF(sum);
+    return rc;
+}
+
+/* The dicts of a list of them (a new tuple), each checked. */
+static PyObject *
+dicts_open(PyObject *o, const char *what)
+{
+    PyObject *seq = PySequence_Tuple(o);
+    Py_ssize_t i;
+    if (seq == NULL)
+        return NULL;
+    for (i = 0; i < PyTuple_GET_SIZE(seq); i++) {
+        PyObject *d = PyTuple_GET_ITEM(seq, i);
+        if (!PyDict_Check(d)) {
+            PyErr_Format(PyExc_TypeError, "%s must hold dicts, not %.100s", what,
+                         Py_TYPE(d)->tp_name);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    return seq;
+}
+
+/* ------------------------------------------------------------------ */
+/* words                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Per id (ids are given in order of first occurrence, the reference first,
+ * then each hypothesis): its first token, and its counts, (1 + nsys) per
+ * id: the reference's, then each hypothesis's.
+ */
+typedef struct {
+    Py_ssize_t nsys, nids;
+    PyObject **first; /* borrowed from the Tokens' tuples */
+    int32_t *count;
+    int32_t *seen; /* per id: the list (s + 1) that last added it */
+} WordCounts;
+
+static int
+word_counts(Arena *a, Tokens *t, Py_ssize_t nsys, WordCounts *w)
+{
+    Py_ssize_t total = 0, s, i, width = 1 + nsys;
+    int32_t next = 0;
+    Vocab v;
+    for (s = 0; s <= nsys; s++)
+        total += t[s].len;
+    if (vocab_init(&v, a, total) < 0)
+        return -1;
+    for (s = 0; s <= nsys; s++)
+        if (tokens_intern(&t[s], &v, a, 1) < 0)
+            return -1;
+    w->nsys = nsys;
+    w->nids = v.size;
+    w->first = ARENA_NEW(a, PyObject *, v.size + 1);
+    w->count = ARENA_NEW(a, int32_t, ((Py_ssize_t)v.size + 1) * width);
+    w->seen = ARENA_NEW(a, int32_t, v.size + 1);
+    if (w->first == NULL || w->count == NULL || w->seen == NULL)
+        return -1;
+    memset(w->seen, 0, sizeof(int32_t) * ((size_t)v.size + 1));
+    memset(w->count, 0, sizeof(int32_t) * ((size_t)v.size + 1) * (size_t)width);
+    for (s = 0; s <= nsys; s++)
+        for (i = 0; i < t[s].len; i++) {
+            int32_t id = t[s].ids[i];
+            w->count[(Py_ssize_t)id * width + s]++;
+            if (id == next)
+                w->first[next++] = PyTuple_GET_ITEM(t[s].seq, i);
+        }
+    return 0;
+}
+
+/* List s's words (0: the reference's) added to out, and, for a system,
+ * its matches to matches, in the order its words first occur. */
+static int
+add_counts(const WordCounts *w, const Tokens *t, Py_ssize_t s, PyObject *out, PyObject *matches)
+{
+    Py_ssize_t i, width = 1 + w->nsys;
+    for (i = 0; i < t->len; i++) {
+        int32_t id = t->ids[i];
+        if (w->seen[id] == s + 1)
+            continue;
+        w->seen[id] = (int32_t)s + 1;
+        if (dict_add(out, PyTuple_GET_ITEM(t->seq, i), w->count[(Py_ssize_t)id * width + s]) < 0)
+            return -1;
+    }
+    for (i = 0; matches != NULL && i < t->len; i++) {
+        int32_t id = t->ids[i];
+        int32_t hc = w->count[(Py_ssize_t)id * width + s], rc = w->count[(Py_ssize_t)id * width];
+        if (w->seen[id] == -(s + 1) || rc == 0)
+            continue;
+        w->seen[id] = -((int32_t)s + 1);
+        if (dict_add(matches, PyTuple_GET_ITEM(t->seq, i), hc < rc ? hc : rc) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A new int into row[*at]; 0, or -1 with an exception. */
+static int
+row_put(PyObject *row, Py_ssize_t *at, long v)
+{
+    PyObject *n = PyLong_FromLong(v);
+    if (n == NULL)
+        return -1;
+    PyList_SET_ITEM(row, (*at)++, n);
+    return 0;
+}
+
+/* The id of word in ids, a new one (len(words)) appended when absent. */
+static PyObject *
+word_id(PyObject *ids, PyObject *words, PyObject *word)
+{
+    PyObject *id = PyDict_GetItemWithError(ids, word);
+    if (id != NULL) {
+        Py_INCREF(id);
+        return id;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    id = PyLong_FromSsize_t(PyList_GET_SIZE(words));
+    if (id == NULL)
+        return NULL;
+    if (PyDict_SetItem(ids, word, id) < 0 || PyList_Append(words, word) < 0) {
+        Py_DECREF(id);
+        return NULL;
+    }
+    return id;
+}
+
+/* The segment's row: per distinct word its id (`ids`, `words`), the
+ * reference's count, then each system's count and matches. */
+static PyObject *
+segment_row(const WordCounts *w, PyObject *ids, PyObject *words)
+{
+    Py_ssize_t k, s, width = 1 + w->nsys, at = 0;
+    PyObject *row = PyList_New(w->nids * (2 + 2 * w->nsys));
+    if (row == NULL)
+        return NULL;
+    for (k = 0; k < w->nids; k++) {
+        const int32_t *c = &w->count[k * width];
+        PyObject *id = word_id(ids, words, w->first[k]);
+        if (id == NULL)
+            goto fail;
+        PyList_SET_ITEM(row, at++, id);
+        if (row_put(row, &at, c[0]) < 0)
+            goto fail;
+        for (s = 1; s < width; s++)
+            if (row_put(row, &at, c[s]) < 0 || row_put(row, &at, c[s] < c[0] ? c[s] : c[0]) < 0)
+                goto fail;
+    }
+    return row;
+fail:
+    Py_DECREF(row); /* items not yet set are NULL, which a list skips */
+    return NULL;
+}
+
+static const char *const add_words_names[] = {"ref", "hyps",  "ref_total", "outs",
+                                              "matches", "ids", "words"};
+
+BS_FASTCALL(bs_add_words)
+{
+    PyObject *a[7], *outs = NULL, *matches = NULL, *result = NULL;
+    Tokens *t = NULL;
+    Py_ssize_t nsys = -1, s;
+    WordCounts w;
+    ARENA_ON_STACK(arena);
+    if (bs_parse_args("add_words", args, nargs, kwnames, add_words_names, 5, 7, a) < 0)
+        return NULL;
+    if (a[5] == Py_None)
+        a[5] = NULL;
+    if (a[6] == Py_None)
+        a[6] = NULL;
+    if (!PyDict_Check(a[2]) || (a[5] != NULL && !PyDict_Check(a[5])) ||
+        (a[6] != NULL && !PyList_Check(a[6])) || ((a[5] == NULL) != (a[6] == NULL))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "add_words: ref_total and ids must be dicts and words a list, "
+                        "ids and words both given or neither");
+        return NULL;
+    }
+    if ((outs = dicts_open(a[3], "outs")) == NULL ||
+        (matches = dicts_open(a[4], "matches")) == NULL)
+        goto done;
+    nsys = PyTuple_GET_SIZE(outs);
+    if (PyTuple_GET_SIZE(matches) < nsys)
+        nsys = PyTuple_GET_SIZE(matches);
+    if ((nsys = segment_open(&arena, a[0], a[1], nsys, &t)) < 0 ||
+        word_counts(&arena, t, nsys, &w) < 0 || add_counts(&w, &t[0], 0, a[2], NULL) < 0)
+        goto done;
+    for (s = 1; s <= nsys; s++)
+        if (add_counts(&w, &t[s], s, PyTuple_GET_ITEM(outs, s - 1),
+                       PyTuple_GET_ITEM(matches, s - 1)) < 0)
+            goto done;
+    if (a[5] == NULL) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+    else
+        result = segment_row(&w, a[5], a[6]);
+done:
+    if (t != NULL)
+        tokens_close(t, nsys + 1);
+    Py_XDECREF(outs);
+    Py_XDECREF(matches);
+    arena_free(&arena);
+    return result;
+}
+
+/* ------------------------------------------------------------------ */
+/* matched n-grams                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A distinct reference n-gram of the current order. */
+typedef struct {
+    uint64_t h;
+    int32_t pos;  /* where it first starts in the reference; -1: an empty slot */
+    int32_t refc; /* its count in the reference */
+    int32_t hypc; /* its count in the current hypothesis */
+    int32_t hpos; /* where it first starts there */
+} GramSlot;
+
+typedef struct {
+    GramSlot *slots;
+    Py_ssize_t mask;
+    const int32_t *ref;
+    Py_ssize_t n;
+} GramTable;
+
+static inline int
+grams_equal(const int32_t *a, const int32_t *b, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* The slot of the n-gram at ids with hash h: its own, or the empty one
+ * where it would go. */
+static inline GramSlot *
+gram_slot(const GramTable *g, uint64_t h, const int32_t *ids)
+{
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)g->mask);
+    for (;;) {
+        GramSlot *s = &g->slots[i];
+        if (s->pos < 0 || (s->h == h && grams_equal(g->ref + s->pos, ids, g->n)))
+            return s;
+        i = (i + 1) & g->mask;
+    }
+}
+
+/* Each window's hash extended by the token n - 1 places on: hash[i] then
+ * stands for the n-gram at i (windows with a token not in the reference
+ * are marked 0 in `live`). */
+static void
+extend_hashes(uint64_t *hash, unsigned char *live, const int32_t *ids, Py_ssize_t len,
+              Py_ssize_t n)
+{
+    Py_ssize_t i;
+    for (i = 0; i + n <= len; i++) {
+        int32_t id = ids[i + n - 1];
+        hash[i] = mix64(hash[i] * NGRAM_MUL + (uint64_t)(uint32_t)id + 1);
+        if (live != NULL && id < 0)
+            live[i] = 0;
+    }
+}
+
+/* The reference's n-grams of order n into the table (cleared first). */
+static void
+fill_table(GramTable *g, const uint64_t *hash, Py_ssize_t rlen)
+{
+    Py_ssize_t i;
+    for (i = 0; i <= g->mask; i++)
+        g->slots[i].pos = -1;
+    for (i = 0; i + g->n <= rlen; i++) {
+        GramSlot *s = gram_slot(g, hash[i], g->ref + i);
+        if (s->pos < 0) {
+            s->h = hash[i];
+            s->pos = (int32_t)i;
+            s->refc = 0;
+            s->hypc = 0;
+        }
+        s->refc++;
+    }
+}
+
+/* The matched n-grams of order g->n of one hypothesis added to kept
+ * (tuples of its own words); the number of distinct ones. */
+static Py_ssize_t
+add_matched(const GramTable *g, const Tokens *hyp, const uint64_t *hash,
+            const unsigned char *live, GramSlot **hits, PyObject *kept)
+{
+    Py_ssize_t i, k, nhits = 0, n = g->n, rc = 0;
+    for (i = 0; i + n <= hyp->len; i++) {
+        GramSlot *s;
+        if (!live[i])
+            continue;
+        s = gram_slot(g, hash[i], hyp->ids + i);
+        if (s->pos < 0)
+            continue;
+        if (s->hypc++ == 0) {
+            s->hpos = (int32_t)i;
+            hits[nhits++] = s;
+        }
+    }
+    for (k = 0; k < nhits; k++) {
+        GramSlot *s = hits[k];
+        PyObject *gram;
+        int32_t m = s->hypc < s->refc ? s->hypc : s->refc;
+        s->hypc = 0;
+        if (rc < 0)
+            continue;
+        gram = PyTuple_New(n);
+        if (gram == NULL) {
+            rc = -1;
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            PyObject *word = PyTuple_GET_ITEM(hyp->seq, s->hpos + i);
+            Py_INCREF(word);
+            PyTuple_SET_ITEM(gram, i, word);
+        }
+        if (dict_add(kept, gram, m) < 0)
+            rc = -1;
+        Py_DECREF(gram);
+    }
+    return rc < 0 ? -1 : nhits;
+}
+
+/* Per system the hypothesis's hashes and live windows, in the arena. */
+typedef struct {
+    uint64_t *hash;
+    unsigned char *live;
+    int alive; /* it matched at the last order counted */
+} HypGrams;
+
+static int
+count_matches(Arena *a, Tokens *t, Py_ssize_t nsys, Py_ssize_t low, Py_ssize_t high,
+              PyObject *kept)
+{
+    Py_ssize_t rlen = t[0].len, s, n, most = 0;
+    uint64_t *rhash;
+    HypGrams *h;
+    GramSlot **hits;
+    GramTable g;
+    Vocab v;
+    if (vocab_init(&v, a, rlen) < 0 || tokens_intern(&t[0], &v, a, 1) < 0)
+        return -1;
+    rhash = ARENA_NEW(a, uint64_t, rlen + 1);
+    h = ARENA_NEW(a, HypGrams, nsys + 1);
+    g.mask = 1;
+    while (g.mask < 2 * rlen + 1)
+        g.mask <<= 1;
+    g.slots = ARENA_NEW(a, GramSlot, g.mask);
+    g.mask -= 1;
+    g.ref = t[0].ids;
+    if (rhash == NULL || h == NULL || g.slots == NULL)
+        return -1;
+    memset(rhash, 0, sizeof(uint64_t) * (size_t)(rlen + 1));
+    for (s = 1; s <= nsys; s++) {
+        Py_ssize_t len = t[s].len;
+        if (tokens_intern(&t[s], &v, a, 0) < 0 ||
+            (h[s].hash = ARENA_NEW(a, uint64_t, len + 1)) == NULL ||
+            (h[s].live = ARENA_NEW(a, unsigned char, len + 1)) == NULL)
+            return -1;
+        memset(h[s].hash, 0, sizeof(uint64_t) * (size_t)(len + 1));
+        memset(h[s].live, 1, (size_t)(len + 1));
+        h[s].alive = 1;
+        if (len > most)
+            most = len;
+    }
+    if ((hits = ARENA_NEW(a, GramSlot *, most + 1)) == NULL)
+        return -1;
+    for (n = 1; n <= high && n <= rlen; n++) {
+        int any = 0;
+        extend_hashes(rhash, NULL, t[0].ids, rlen, n);
+        for (s = 1; s <= nsys; s++)
+            if (h[s].alive)
+                extend_hashes(h[s].hash, h[s].live, t[s].ids, t[s].len, n);
+        if (n < low)
+            continue;
+        g.n = n;
+        fill_table(&g, rhash, rlen);
+        for (s = 1; s <= nsys; s++) {
+            Py_ssize_t found;
+            if (!h[s].alive)
+                continue;
+            found = add_matched(&g, &t[s], h[s].hash, h[s].live, hits,
+                                PyTuple_GET_ITEM(kept, s - 1));
+            if (found < 0)
+                return -1;
+            h[s].alive = found > 0;
+            any |= found > 0;
+        }
+        if (!any)
+            break;
+    }
+    return 0;
+}
+
+static const char *const add_ngram_matches_names[] = {"ref", "hyps", "low", "high", "kept"};
+
+BS_FASTCALL(bs_add_ngram_matches)
+{
+    PyObject *a[5], *kept = NULL, *result = NULL;
+    Tokens *t = NULL;
+    Py_ssize_t nsys = -1, low, high;
+    ARENA_ON_STACK(arena);
+    if (bs_parse_args("add_ngram_matches", args, nargs, kwnames, add_ngram_matches_names, 5, 5,
+                      a) < 0)
+        return NULL;
+    low = PyLong_AsSsize_t(a[2]);
+    if (low == -1 && PyErr_Occurred())
+        return NULL;
+    high = PyLong_AsSsize_t(a[3]);
+    if (high == -1 && PyErr_Occurred())
+        return NULL;
+    if (low < 1 || high < low) {
+        PyErr_Format(PyExc_ValueError, "n-gram orders must be 1 <= low <= high, not %zd..%zd",
+                     low, high);
+        return NULL;
+    }
+    if ((kept = dicts_open(a[4], "kept")) == NULL)
+        goto done;
+    if ((nsys = segment_open(&arena, a[0], a[1], PyTuple_GET_SIZE(kept), &t)) < 0 ||
+        count_matches(&arena, t, nsys, low, high, kept) < 0)
+        goto done;
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    if (t != NULL)
+        tokens_close(t, nsys + 1);
+    Py_XDECREF(kept);
+    arena_free(&arena);
+    return result;
+}

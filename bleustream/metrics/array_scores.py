@@ -45,13 +45,8 @@ import sys
 from typing import Any
 
 from bleustream.extras import require_numpy
+from bleustream.metrics.smoothing import CHRF_EPS, SMOOTH_DEFAULTS
 
-# SacreBLEU floors log(0) at this (integer) value.
-_LOG_ZERO = -9999999999
-# The smoothing value SacreBLEU uses when none is given.
-_SMOOTH_DEFAULTS: dict[str, float | None] = {"exp": None, "floor": 0.1, "add-k": 1, "none": None}
-# chrF's smoothing of a zero precision or recall.
-_CHRF_EPS = 1e-16
 # Python's sum() of floats is compensated (Neumaier) from 3.12 on.
 _COMPENSATED_SUM = sys.version_info >= (3, 12)
 
@@ -151,7 +146,7 @@ def bleu_rows(sums: Any, settings: Any) -> Any:
     method = settings.smooth_method
     smooth = settings.smooth_value
     if smooth is None:
-        smooth = _SMOOTH_DEFAULTS[method]
+        smooth = SMOOTH_DEFAULTS[method]
     rows = values.shape[0]
     if values.shape[1] != 2 + 2 * order:
         raise ValueError(f"BLEU rows of max order {order} have {2 + 2 * order} columns")
@@ -245,7 +240,7 @@ def chrf_rows(sums: Any, settings: Any) -> Any:
     beta = settings.beta
     factor = (beta**2, False)
     one_plus = (1 + beta**2, False)
-    eps = (_CHRF_EPS, False)
+    eps = (CHRF_EPS, False)
     zero = (0.0, False)
     add, mul, div = np.add, np.multiply, np.divide
 

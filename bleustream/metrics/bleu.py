@@ -30,6 +30,7 @@ from bleustream.metrics.protocol import (
     whole_counts,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, BLEUScore
+from bleustream.metrics.smoothing import LOG_ZERO, SMOOTH_DEFAULTS
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     TOKENIZERS,
@@ -39,13 +40,9 @@ from bleustream.tokenizers.registry import (
 )
 
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
-# Chen and Cherry (2014), as SacreBLEU: the value used when none is given.
-SMOOTH_DEFAULTS: dict[str, float | None] = {"exp": None, "floor": 0.1, "add-k": 1, "none": None}
 DEFAULT_SMOOTH = "exp"
 DEFAULT_MAX_ORDER = 4
 
-# SacreBLEU floors log(0) at this value instead of failing.
-_LOG_ZERO = -9999999999
 _HUNDREDS = repeat(100.0)
 
 
@@ -142,7 +139,7 @@ class BleuScore:
 
 
 def _log(x: float) -> float:
-    return math.log(x) if x != 0.0 else _LOG_ZERO
+    return math.log(x) if x != 0.0 else LOG_ZERO
 
 
 def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:

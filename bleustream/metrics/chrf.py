@@ -67,6 +67,7 @@ from bleustream.metrics.protocol import (
     whole_counts,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
+from bleustream.metrics.smoothing import CHRF_EPS
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -84,8 +85,6 @@ MAX_BETA = 1000
 # (string.punctuation).
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
-# SacreBLEU's smoothing constant for orders without n-grams.
-_EPS = 1e-16
 
 _count_into: Callable[[dict, Any], None] = collections._count_elements  # type: ignore[attr-defined]
 
@@ -533,7 +532,7 @@ def _order_stats(
 
 def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) -> float:
     """SacreBLEU's ``CHRF._compute_f_score``, operation for operation."""
-    eps = _EPS
+    eps = CHRF_EPS
     score = 0.0
     effective_order = 0
     factor = beta**2

@@ -7,7 +7,7 @@ from typing import Any
 
 from bleustream.metrics.ngrams import RefNgrams
 from bleustream.metrics.scores import BLEUScore
-from bleustream.metrics.tercom import Reference
+from bleustream.metrics.ter_search import Reference
 
 def tokenize_13a(line: str, /) -> list[str]:
     """bleustream.tokenizers.registry.py_tokenize_13a"""
@@ -101,7 +101,7 @@ def bleu_scores(
     rows the C code cannot score exactly go to fallback(row, signature)"""
 
 def count_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
-    """bleustream.metrics.tercom.py_count_edits (max_exact_cells: its
+    """bleustream.metrics.ter_search.py_count_edits (max_exact_cells: its
     MAX_EXACT_CELLS, 1 << 24 unless given)"""
 
 def token_rows(
@@ -115,6 +115,11 @@ def token_rows(
     """bleustream.metrics.token_bleu.py_token_rows: the BLEU rows of sentences
     start .. stop - 1 of id streams (data, starts, lens), counted with the
     GIL released"""
+
+def id_lists(batch: Sequence[Sequence[int]], /) -> tuple[bytes, bytes] | None:
+    """bleustream.metrics.token_ids.id_stream's fast path: a list or tuple of
+    lists or tuples of ints as (ids, lengths), native int64 bytes; None when
+    anything else is in it (a bool, an int subclass, an id past 64 bits)"""
 
 def add_words(
     ref: Sequence[str],

@@ -96,6 +96,7 @@ BS_INTERNAL BS_FASTCALL(bs_past_newlines);
 BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
 BS_INTERNAL BS_FASTCALL(bs_count_edits);
 BS_INTERNAL BS_FASTCALL(bs_token_rows);
+BS_INTERNAL BS_FASTCALL(bs_id_lists);
 BS_INTERNAL BS_FASTCALL(bs_add_words);
 BS_INTERNAL BS_FASTCALL(bs_add_ngram_matches);
 

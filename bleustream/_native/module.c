@@ -47,10 +47,12 @@ static PyMethodDef bs_methods[] = {
               "signature, fallback, /) -> list: each row's BLEU score object "
               "(bleu.score_objects)."),
     BS_METHOD(count_edits, "count_edits(words_hyp, ref, max_exact_cells=..., /) -> int: "
-                         "tercom.py_count_edits."),
+                         "ter_search.py_count_edits."),
     BS_METHOD(token_rows,
               "token_rows(hyps, refs, max_order, pad, start, stop) -> list[tuple[int, ...]]: "
               "BLEU rows of token-ID buffers, without the GIL (token_bleu.py_token_rows)."),
+    BS_METHOD(id_lists, "id_lists(batch, /) -> (bytes, bytes) | None: a list of lists of ints "
+                        "as int64 ids and lengths (token_ids.id_stream's fast path)."),
     BS_METHOD(add_words,
               "add_words(ref, hyps, ref_total, outs, matches, ids=None, words=None) -> "
               "list[int] | None: one segment's words added (analysis.words.py_add_words)."),

@@ -18,6 +18,11 @@
  * never a count).  The arena is quiet meanwhile: a failed allocation sets
  * no Python error until the GIL is back.  Unsigned 8-byte ids past 2**63-1 are a
  * ValueError (every id is compared as a signed 64-bit value).
+ *
+ * id_lists(batch) packs a list (or tuple) of lists (or tuples) of ints
+ * into (data, lens), int64 bytes: token_ids.id_stream's fast path for
+ * Python lists; None when anything else is in it (that path then checks
+ * it and says what is wrong).
  */
 #include "kernels.h"
 
@@ -436,4 +441,76 @@ done:
     PyMem_Free(streams);
     Py_XDECREF(refs);
     return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* id_lists: a list of lists of ints, packed                           */
+/* ------------------------------------------------------------------ */
+
+/* The total length of a list or tuple of lists or tuples; -1: another kind. */
+static Py_ssize_t
+packed_size(PyObject *batch)
+{
+    Py_ssize_t i, n = PySequence_Fast_GET_SIZE(batch), total = 0;
+    for (i = 0; i < n; i++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(batch, i);
+        if (!PyList_CheckExact(s) && !PyTuple_CheckExact(s))
+            return -1;
+        total += PySequence_Fast_GET_SIZE(s);
+    }
+    return total;
+}
+
+/* The ids of batch's sentences into data, their lengths into lens: 1, or 0
+ * when an item is no int (bool, a subclass) or has no int64 value. */
+static int
+pack_ids(PyObject *batch, int64_t *data, int64_t *lens)
+{
+    Py_ssize_t i, k, n = PySequence_Fast_GET_SIZE(batch), m = 0;
+    for (i = 0; i < n; i++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(batch, i);
+        PyObject **items = PySequence_Fast_ITEMS(s);
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(s);
+        for (k = 0; k < len; k++) {
+            int overflow = 0;
+            long long v;
+            if (!PyLong_CheckExact(items[k]))
+                return 0;
+            v = PyLong_AsLongLongAndOverflow(items[k], &overflow);
+            if (overflow)
+                return 0;
+            data[m++] = (int64_t)v;
+        }
+        lens[i] = (int64_t)len;
+    }
+    return 1;
+}
+
+BS_FASTCALL(bs_id_lists)
+{
+    PyObject *batch, *data, *lens;
+    Py_ssize_t n, total;
+    (void)module;
+    if (bs_parse_args("id_lists", args, nargs, kwnames, NULL, 1, 1, &batch) < 0)
+        return NULL;
+    if (!PyList_CheckExact(batch) && !PyTuple_CheckExact(batch))
+        Py_RETURN_NONE;
+    n = PySequence_Fast_GET_SIZE(batch);
+    if ((total = packed_size(batch)) < 0)
+        Py_RETURN_NONE;
+    if (total > PY_SSIZE_T_MAX / 8 || n > PY_SSIZE_T_MAX / 8)
+        return PyErr_NoMemory();
+    data = PyBytes_FromStringAndSize(NULL, total * 8);
+    lens = data == NULL ? NULL : PyBytes_FromStringAndSize(NULL, n * 8);
+    if (lens == NULL) {
+        Py_XDECREF(data);
+        return NULL;
+    }
+    /* no Python code runs meanwhile: the lists keep their sizes */
+    if (!pack_ids(batch, (int64_t *)PyBytes_AS_STRING(data), (int64_t *)PyBytes_AS_STRING(lens))) {
+        Py_DECREF(data);
+        Py_DECREF(lens);
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(NN)", data, lens);
 }

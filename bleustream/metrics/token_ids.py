@@ -12,7 +12,9 @@ A batch is one stream of sentences of integer token IDs, given as
 ``id_stream`` turns one into an ``IdStream``: a flat C-contiguous buffer of
 integers in native byte order, and each sentence's start and length in it
 (``array('q')``), which the C kernel reads without a Python object per token
-and the pure twin reads as lists.  Padding ids are dropped later, by the
+and the pure twin reads as lists.  A list of lists of ints is packed by the
+compiled ``id_lists`` when the kernels are loaded (anything else in it, and
+every other sequence, takes the checked Python path).  Padding ids are dropped later, by the
 counting, on both paths alike.
 
 Every integer item size and signedness is accepted as it is; bool and
@@ -26,7 +28,10 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any, NamedTuple
+
+from bleustream.kernels import native
 
 INT64_MAX = 2**63 - 1
 # The native format of each (item size, signed) an id buffer may have.
@@ -138,6 +143,14 @@ def id_stream(batch: Any, lengths: Any = None, what: str = "hypotheses") -> IdSt
     if not isinstance(batch, Sequence):
         kind = type(batch).__name__
         raise TypeError(f"{what}: a 2-D integer array or a sequence of sentences, not {kind}")
+    packed = None if native is None else native.id_lists(batch)
+    if packed is not None:  # lists of ints, packed in C
+        data, row_lens = array("q"), array("q")
+        data.frombytes(packed[0])
+        row_lens.frombytes(packed[1])
+        starts = array("q", accumulate(row_lens, initial=0))
+        starts.pop()
+        return IdStream(data, starts, _lengths(lengths, len(batch), row_lens, what))
     data = array("q")
     starts = array("q")
     row_lens = []

@@ -352,6 +352,33 @@ def test_python_threads_at_once_on_shared_inputs() -> None:
     assert results == [[[float.hex(x) for x in want]] * 3] * 4
 
 
+@pytest.mark.parametrize(
+    "batch",
+    [
+        [[5, 2**63 - 1, -(2**63)], [], [0, 0]],
+        ((1, 2), [3], ()),
+        [[1, np.int64(2)], [3]],  # an item that is no int: the checked path
+        [array("q", [1, 2]), [3, 4]],
+        [],
+    ],
+)
+def test_lists_packed_as_the_checked_path_reads_them(
+    batch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bleustream.metrics import token_ids
+
+    got = id_stream(batch, [0] * len(batch))
+    monkeypatch.setattr(token_ids, "native", None)
+    want = id_stream(batch, [0] * len(batch))
+    assert (list(memoryview(got.data)), got.starts, got.lens) == (
+        list(memoryview(want.data)),
+        want.starts,
+        want.lens,
+    )
+    assert got.lens == array("q", [0] * len(batch))
+    assert id_stream(batch).lens == array("q", map(len, batch))
+
+
 def real_ids(real_set: RealSet) -> tuple[list[list[int]], list[list[list[int]]], list[str]]:
     """The set's first system and references as ids of a word vocabulary."""
     vocab: dict[str, int] = {}
@@ -405,6 +432,8 @@ BAD_CASES: list[tuple[str, Any, Any, dict[str, Any], type, str]] = [
     ("str sentence", ["1 2"], [[[1]]], {}, TypeError, "str"),
     ("int sentence", [1, 2], [[[1], [2]]], {}, TypeError, "sequence of ints"),
     ("id past int64", [[2**63]], [[[1]]], {}, ValueError, "2**63"),
+    ("id below int64", [[1], [-(2**63) - 1]], [[[1], [1]]], {}, ValueError, "2**63"),
+    ("bool in a tuple", ((1, False),), [[[1]]], {}, TypeError, "bool"),
     ("uint64 past int64", np.array([[2**63]], np.uint64), [GOOD], {}, ValueError, "2**63"),
     ("big-endian", np.array([[1]], dtype=">i4"), [GOOD], {}, ValueError, "byte order"),
     ("pad float", GOOD, [GOOD], {"pad_id": 1.5}, TypeError, "pad_id"),

@@ -2,9 +2,8 @@
 # The compiled kernels under AddressSanitizer and UndefinedBehaviorSanitizer:
 # builds bleustream._native._kernels (bleustream/_native/*.c) with
 # -fsanitize=address,undefined in a copy of
-# the tree, then runs tests/test_kernels.py, tests/test_kernels_ter.py,
-# tests/test_kernels_scores.py, tests/test_token_bleu.py and the fuzz on that
-# build.
+# the tree, then runs the kernel tests (test_kernels*.py, test_token_bleu.py,
+# wherever they are under tests/) and the fuzz on that build.
 #
 #   tools/asan.sh [all|tests|fuzz] [ITERATIONS_PER_PROCESS [PROCESSES]]
 #
@@ -60,10 +59,10 @@ print("asan: kernels from", k.native.__file__)' "$TREE"
 
 status=0
 if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
-    echo "asan: tests/test_kernels.py tests/test_kernels_ter.py tests/test_kernels_scores.py" \
-        "tests/test_token_bleu.py"
-    "$PYTHON" -m pytest -q -n 0 -p no:cacheprovider tests/test_kernels.py tests/test_kernels_ter.py \
-        tests/test_kernels_scores.py tests/test_token_bleu.py 2>&1 |
+    # wherever the test files live in the tree's folders
+    mapfile -t TESTS < <(find tests -name 'test_kernels*.py' -o -name test_token_bleu.py | sort)
+    echo "asan: ${TESTS[*]}"
+    "$PYTHON" -m pytest -q -n 0 -p no:cacheprovider "${TESTS[@]}" 2>&1 |
         tee "$WORK/tests.log" | tail -n 5
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

@@ -239,7 +239,7 @@ def id_stream(rng: random.Random, n: int) -> tuple[Any, array, array]:
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if code.islower() else (0, 2**bits - 1)
     high = min(high, 2**63 - 1)
     alphabet = [*range(rng.randint(1, 6)), low, high, 0]
-    size = rng.randint(0, 60)
+    size = rng.randint(0, 60 if rng.random() < 0.9 else 400)
     data = array(code, [rng.choice(alphabet) for _ in range(size)])
     starts, lens = array("q"), array("q")
     for _ in range(n):
@@ -256,7 +256,7 @@ def check_token_rows(rng: random.Random, compare: bool) -> None:
     n = rng.randint(0, 5)
     hyps = id_stream(rng, n)
     refs = [id_stream(rng, n) for _ in range(rng.choice((1, 1, 2, 3)))]
-    order = rng.choice((1, 2, 3, 4, 4, 6))
+    order = rng.choice((1, 2, 3, 4, 4, 6, 9, 30))
     pad = rng.choice((None, None, 0, 1, -1, 2**63 - 1))
     start = rng.randint(0, n)
     stop = rng.randint(start, n)
@@ -264,6 +264,34 @@ def check_token_rows(rng: random.Random, compare: bool) -> None:
     if compare:
         want = token_bleu.py_token_rows(hyps, refs, order, pad, start, stop)
         assert got == want, (hyps, refs, order, pad, start, stop)
+
+
+def check_id_lists(rng: random.Random) -> None:
+    """id_lists on random nested lists: the ids and lengths as Python reads
+    them, or None when an item is no int or has no int64 value."""
+    odd = [True, 2**63, -(2**63) - 1, 1.0, "1", None, [1]]
+    batch: Any = [
+        rng.choice((list, tuple))(
+            rng.choice(odd) if rng.random() < 0.02 else rng.choice((0, 1, -1, 2**63 - 1, -(2**63)))
+            for _ in range(rng.randint(0, 12))
+        )
+        for _ in range(rng.randint(0, 5))
+    ]
+    if batch and rng.random() < 0.05:
+        batch[rng.randrange(len(batch))] = rng.choice(("ab", 3, array("q", [1])))
+    if rng.random() < 0.2:
+        batch = tuple(batch)
+    got = N.id_lists(batch)
+    flat = [x for sentence in batch for x in sentence] if got is not None else []
+    if got is None:
+        plain = all(
+            type(s) in (list, tuple) and all(type(x) is int and -(2**63) <= x < 2**63 for x in s)
+            for s in batch
+        )
+        assert not plain, batch
+        return
+    assert array("q", got[0]).tolist() == flat, batch
+    assert array("q", got[1]).tolist() == [len(s) for s in batch], batch
 
 
 def main(argv: list[str]) -> int:
@@ -374,6 +402,7 @@ def main(argv: list[str]) -> int:
         own = [got, got_zh, *rows_b, sum_b, sum_bz]
         deferred += check_scores(rng, max_order, own, compare)
         check_token_rows(rng, compare)
+        check_id_lists(rng)
         scored += 1
         if compare:
             for tokenize, rows in (

@@ -93,7 +93,12 @@ def main(argv: list[str]) -> int:
     id_bad = (array("d", [1.0]), array("q", [0]), array("q", [1]))
     id_past = (ids, array("q", [10]), array("q", [2]))
     id_big = (array("Q", [2**63]), array("q", [0]), array("q", [1]))
+    # 200 ids a sentence: the kernel's scratch outgrows its stack buffer
+    long_ids = array("q", [(i * 7919) % 23 for i in range(400)])
+    id_long = (long_ids, array("q", [0]), array("q", [200]))
+    id_long_refs = [(long_ids, array("q", [150]), array("q", [200]))]
     inputs += [ids, id_hyps, id_refs, padded, id_padded, id_bad, id_past, id_big]
+    inputs += [long_ids, id_long, id_long_refs]
 
     def failing(row: Any, signature: str) -> Any:
         raise RuntimeError("the fallback failed")
@@ -174,6 +179,7 @@ def main(argv: list[str]) -> int:
             lambda: N.token_rows(id_padded, [id_padded], 4, 0, 0, 2),
             1,
         ),
+        "token_rows, 200 ids": (lambda: N.token_rows(id_long, id_long_refs, 4, None, 0, 1), 1),
         "error paths": (error_paths, len(errors)),
     }
     only = os.environ.get("LEAKCHECK_ONLY")

@@ -1,10 +1,10 @@
 """The BLEU metric: settings, segment statistics, scores and signature.
 
 A metric module (see ``bleustream.metrics.protocol``).  A segment's statistics are
-SacreBLEU's row ``(hyp_len, ref_len, *matches, *totals)``; ``Stats`` is the
-same numbers with names.  ``compute_bleu`` performs the same floating-point
-operations in the same order as SacreBLEU 2.x's ``BLEU.compute_bleu``, so
-the two agree to the last bit, not just to a tolerance.  Scores and
+SacreBLEU's row ``(hyp_len, ref_len, *matches, *totals)``.  ``bleu_of_row``
+performs the same floating-point operations in the same order as SacreBLEU
+2.x's ``BLEU.compute_bleu``, so the two agree to the last bit, not just to a
+tolerance.  Scores and
 precisions are percentages.
 """
 
@@ -18,7 +18,6 @@ from itertools import repeat
 from typing import Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
     Option,
@@ -105,7 +104,7 @@ class BleuScore:
     """A BLEU score with the parts it is made of.
 
     ``row`` is the statistics it was computed from, in SacreBLEU's layout
-    ``(hyp_len, ref_len, *matches, *totals)``; ``stats`` the same with names.
+    ``(hyp_len, ref_len, *matches, *totals)``.
     """
 
     score: float
@@ -115,10 +114,6 @@ class BleuScore:
     row: Row
     # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
     by_order: tuple[float, ...] | None = None
-
-    @property
-    def stats(self) -> Stats:
-        return Stats.from_row(self.row)
 
     # SacreBLEU's BLEUScore attribute names.
     @property
@@ -140,11 +135,6 @@ class BleuScore:
 
 def _log(x: float) -> float:
     return math.log(x) if x != 0.0 else LOG_ZERO
-
-
-def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
-    """Corpus (or sentence) BLEU from summed statistics."""
-    return bleu_of_row(stats.row(), settings)
 
 
 def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
@@ -227,10 +217,6 @@ def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
         fields["order"] = str(settings.max_order)
     fields["version"] = SIGNATURE_VERSION
     return fields
-
-
-def format_signature(fields: Mapping[str, str]) -> str:
-    return "|".join(f"{key}:{value}" for key, value in fields.items())
 
 
 # ----------------------------------------------------------------------------

@@ -32,8 +32,6 @@ import collections
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple
 
-from bleustream.metrics.bleu_stats import Stats
-
 CountFn = Callable[[dict, Iterable], None]
 # The helper Counter.update counts with: C code in CPython, plain Python
 # (in the same module) elsewhere.  Calling it on a plain dict skips
@@ -242,11 +240,6 @@ def hyp_row(hyp: list[str], refs: RefNgrams, max_order: int) -> tuple[int, ...]:
     if hyp_len >= max_order:
         return (hyp_len, ref_len, *matches, *range(hyp_len, hyp_len - max_order, -1))
     return (hyp_len, ref_len, *matches, *range(hyp_len, 0, -1), *[0] * (max_order - hyp_len))
-
-
-def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
-    """The sufficient statistics of one tokenized segment (see ``hyp_row``)."""
-    return Stats.from_row(segment_row(hyp, refs, max_order), 1)
 
 
 def segment_row(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> tuple[int, ...]:

@@ -96,15 +96,6 @@ class SegmentStore:
         store.segments = segments
         return store
 
-    def bytes_per_segment(self) -> int:
-        """What one segment costs, over every system and metric."""
-        if not self.segments:
-            return 0
-        return (
-            sum(a.itemsize * len(a) for kept in self._arrays for a in kept if a is not None)
-            // self.segments
-        )
-
     def matrices(self, specs: Sequence[Spec]) -> list[list[Any]]:
         """Per system, per metric: a (segments x row size) numpy array."""
         np = require_numpy("resampling")

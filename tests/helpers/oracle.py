@@ -19,9 +19,9 @@ from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from bleustream.metrics import bleu
 from bleustream.metrics.bleu import BleuScore, Settings
-from bleustream.metrics.bleu_stats import Stats
 from bleustream.metrics.registry import Spec
 from bleustream.scorer import Scorer
+from tests.helpers.bleu_stats import Stats
 
 TOKENIZER_NAMES = ("13a", "intl", "zh", "char", "none")
 

@@ -22,11 +22,10 @@ from sacrebleu.metrics.bleu import BLEU, BLEUScore
 
 from bleustream.errors import EXIT_DATAERR, EXIT_USAGE, InputError, UsageError
 from bleustream.inputs.lines import BadLinePolicy, Segment, lockstep_segments, open_source
-from bleustream.metrics.bleu_stats import Stats
-from bleustream.metrics.ngrams import segment_stats
 from bleustream.tokenizers.registry import TOKENIZERS
 from tests.conftest import read_segments, real_sets, require_real_data
 from tests.helpers.adversarial import Adversary
+from tests.helpers.bleu_stats import Stats, segment_stats
 
 SACREBLEU = Path(sys.executable).parent / "sacrebleu"
 SURROGATE = re.compile("[\ud800-\udfff]")

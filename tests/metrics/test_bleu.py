@@ -13,15 +13,10 @@ import pytest
 import sacrebleu
 
 import bleustream
-from bleustream.metrics.bleu import (
-    Settings,
-    compute_bleu,
-    format_signature,
-    sentence_settings,
-    signature_fields,
-)
-from bleustream.metrics.bleu_stats import Stats
-from bleustream.metrics.ngrams import closest_ref_len, segment_stats
+from bleustream.metrics.bleu import Settings, sentence_settings, signature_fields
+from bleustream.metrics.ngrams import closest_ref_len
+from bleustream.output.records import format_signature
+from tests.helpers.bleu_stats import Stats, compute_bleu, segment_stats
 from tests.helpers.oracle import (
     SMOOTHINGS,
     BleuStream,

@@ -21,10 +21,10 @@ import pytest
 from sacrebleu.metrics.bleu import BLEU, BLEUScore
 from sacrebleu.utils import sum_of_lists
 
-from bleustream.metrics.bleu import Settings, compute_bleu, sentence_settings
-from bleustream.metrics.bleu_stats import Stats
+from bleustream.metrics.bleu import Settings, sentence_settings
 from tests.conftest import RealSet, RealSystem, read_refs, read_segments
 from tests.helpers.adversarial import Adversary
+from tests.helpers.bleu_stats import Stats, compute_bleu
 from tests.helpers.oracle import (
     SMOOTHINGS,
     TOKENIZER_NAMES,

@@ -2,7 +2,7 @@
 
 The oracle is SacreBLEU: its tokenizer classes (tokens: their output split
 on white space), its BLEU (statistics and scores; bleustream's statistics
-come from ``ngrams.segment_stats`` over bleustream's tokens, and its score
+come from ``segment_stats`` (tests/helpers/bleu_stats.py) over bleustream's tokens, and its score
 from SacreBLEU's own ``compute_bleu`` over them), its signatures and its
 choice of tokenizer for a target language.
 
@@ -44,12 +44,12 @@ from bleustream.errors import (
     OpenError,
     UsageError,
 )
-from bleustream.metrics.ngrams import segment_stats
 from bleustream.tokenizers import mecab as tokenizer_mecab
 from bleustream.tokenizers import spm as tokenizer_spm
 from bleustream.tokenizers.registry import TOKENIZERS, default_tokenizer, tokenizer_signature
 from tests.conftest import REAL_DATA, RealSet, read_segments, real_sets, require_real_data
 from tests.helpers.adversarial import Adversary
+from tests.helpers.bleu_stats import segment_stats
 
 # SacreBLEU's "spm" says it is deprecated through a deprecated logging call.
 pytestmark = pytest.mark.filterwarnings("ignore:The 'warn' method is deprecated")

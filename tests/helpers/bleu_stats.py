@@ -1,11 +1,10 @@
-"""BLEU's sufficient statistics: a small value type that adds.
+"""BLEU's statistics with names, for the tests: a value type that adds, and
+the functions that read and score it.
 
-Everything corpus BLEU needs is the sum, over segments, of the hypothesis
-length, the effective (closest) reference length, and the clipped n-gram
-matches and hypothesis n-gram totals per order.  ``Stats`` holds those sums
-and the number of segments they cover; ``a + b`` merges two of them (shards
-of a corpus, or a running total and one more segment), and ``+=`` adds in
-place for the running accumulator.
+The package keeps statistics as flat rows (``bleustream.metrics.protocol.Row``);
+the tests that work BLEU by hand, or compare it with SacreBLEU's
+``compute_bleu``, read better with the numbers named.  ``compute_bleu``
+scores through the package's own ``bleu_of_row``.
 """
 
 from __future__ import annotations
@@ -13,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from bleustream.metrics.bleu import DEFAULT_SETTINGS, BleuScore, Settings, bleu_of_row
+from bleustream.metrics.ngrams import segment_row
 
 
 @dataclass
@@ -95,3 +97,13 @@ class Stats:
             [int(x) for x in data["totals"]],
             int(data.get("segments", 0)),
         )
+
+
+def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
+    """Corpus (or sentence) BLEU from summed statistics."""
+    return bleu_of_row(stats.row(), settings)
+
+
+def segment_stats(hyp: list[str], refs: Sequence[list[str]], max_order: int) -> Stats:
+    """The sufficient statistics of one tokenized segment."""
+    return Stats.from_row(segment_row(hyp, refs, max_order), 1)

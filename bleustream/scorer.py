@@ -15,8 +15,8 @@ from typing import Any
 
 from bleustream.metrics.arguments import check_hypotheses, check_references, nrefs_of
 from bleustream.metrics.counting import (
-    Counter,
     Rows,
+    SegmentCounter,
     Summed,
     Totals,
     add_parts,
@@ -57,7 +57,7 @@ class Scorer:
         if len(metrics) > 1 and type(metrics[-1]) is int:
             metrics, systems = metrics[:-1], metrics[-1]
         specs = _specs(metrics if metrics else ("bleu",))
-        self.counter = Counter(specs, systems)
+        self.counter = SegmentCounter(specs, systems)
         self.specs = self.counter.specs
         self.totals: tuple[Totals, ...] = tuple(zero_totals(self.specs) for _ in range(systems))
         # Every number of references per segment seen (or given).

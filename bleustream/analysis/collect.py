@@ -28,7 +28,7 @@ from bleustream.analysis.running import RunningScores, from_rows, step_for
 from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.words import WordTally
 from bleustream.metrics import bleu
-from bleustream.metrics.counting import Counter
+from bleustream.metrics.counting import SegmentCounter
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import Spec
 from bleustream.significance.resampling import SegmentStore
@@ -62,7 +62,7 @@ class Analyzer:
         self.tokenize = bleu.preprocess(bleu_settings)
         self._sentence_settings = bleu.sentence_settings(bleu_settings)
         systems = len(self.names)
-        self.counter = Counter(self.specs, systems)
+        self.counter = SegmentCounter(self.specs, systems)
         # Segments of the whole stream before this part's first (-j N's
         # workers know it; a shard read back does not, and counts from 0).
         self.offset = offset

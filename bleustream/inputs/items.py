@@ -35,7 +35,7 @@ from bleustream.inputs.lines import (
 )
 from bleustream.inputs.logs import LOG_FORMATS, log_segments
 from bleustream.inputs.options import ReadOptions
-from bleustream.metrics.counting import Counter, Rows, Summed
+from bleustream.metrics.counting import Rows, SegmentCounter, Summed
 
 
 class Item(NamedTuple):
@@ -358,14 +358,14 @@ def input_name(options: ReadOptions) -> str:
     return STDIN_NAME if options.input == "-" else options.input
 
 
-# Segments summed in one call of ``Counter.summed`` (``summed_batches``):
+# Segments summed in one call of ``SegmentCounter.summed`` (``summed_batches``):
 # enough to make the Python work per call small beside the C work, few
 # enough for flat memory.
 BATCH_SEGMENTS = 256
 
 
-def sum_items(counter: Counter, batch: Sequence[Item], options: ReadOptions) -> Summed:
-    """The ``Summed`` of a batch of text items (``Counter.summed``); a problem
+def sum_items(counter: SegmentCounter, batch: Sequence[Item], options: ReadOptions) -> Summed:
+    """The ``Summed`` of a batch of text items (``SegmentCounter.summed``); a problem
     in one's text is located at its line, as ``count_item`` locates it."""
     try:
         return counter.summed([item.hyps for item in batch], [item.refs for item in batch])
@@ -376,7 +376,7 @@ def sum_items(counter: Counter, batch: Sequence[Item], options: ReadOptions) -> 
 
 
 def summed_batches(
-    counter: Counter, items: Iterator[Item], options: ReadOptions
+    counter: SegmentCounter, items: Iterator[Item], options: ReadOptions
 ) -> Iterator[tuple[list[Item], Summed]]:
     """Text items summed a batch (``BATCH_SEGMENTS``) at a time: each batch
     with its ``Summed`` (``sum_items``).
@@ -402,7 +402,7 @@ def summed_batches(
         yield batch, sum_items(counter, batch, options)
 
 
-def count_item(counter: Counter, item: Item, options: ReadOptions) -> Rows:
+def count_item(counter: SegmentCounter, item: Item, options: ReadOptions) -> Rows:
     """An item's rows; a problem in its text is located at its line."""
     try:
         return counter.count(item.hyps, item.refs)

@@ -3,7 +3,7 @@
 Rows, summed rows and totals are as the glossary in
 ``bleustream.metrics.protocol`` defines them.
 
-A ``Counter`` prepares each segment's references once per metric and
+A ``SegmentCounter`` prepares each segment's references once per metric and
 counts every system's hypothesis against them: a pure function of the
 segment, shared by one process's scorer and the worker processes.
 """
@@ -50,7 +50,7 @@ def zero_totals(specs: Sequence[Spec]) -> Totals:
     return Totals(tuple(spec.zero() for spec in specs), 0)
 
 
-class Counter:
+class SegmentCounter:
     """Counts one segment at a time: each system's hypothesis against the
     segment's references, prepared once per metric."""
 

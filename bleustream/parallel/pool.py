@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, TypeVar
 
 from bleustream.errors import BleustreamError, InputError, Interrupted, WorkerError
-from bleustream.metrics.counting import Counter, Rows, Summed, sum_rows
+from bleustream.metrics.counting import Rows, SegmentCounter, Summed, sum_rows
 from bleustream.metrics.registry import Spec
 
 BATCH = 256  # segments per batch sent to a worker
@@ -58,7 +58,7 @@ def available_cores() -> int:
 # The workers
 # ----------------------------------------------------------------------------
 
-_worker_scorer: Counter | None = None
+_worker_scorer: SegmentCounter | None = None
 
 
 def start_method() -> str:
@@ -115,23 +115,23 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
     global _worker_scorer
     # A corpus-wide metric (NIST) is counted by its own block function.
     if not any(getattr(spec.metric, "CORPUS_WIDE", False) for spec in specs):
-        _worker_scorer = Counter(specs, systems)
+        _worker_scorer = SegmentCounter(specs, systems)
 
 
-def worker_scorer() -> Counter:
+def worker_scorer() -> SegmentCounter:
     """The scorer of this worker process (for work sent with ``ParallelCounter.mapped``)."""
     assert _worker_scorer is not None, "not in a worker process"
     return _worker_scorer
 
 
-def process_counter(specs: tuple[Spec, ...], systems: int) -> Counter:
+def process_counter(specs: tuple[Spec, ...], systems: int) -> SegmentCounter:
     """This process's counter for the settings, made on first use and kept:
     a worker that another pool (a distributed engine's) started counts its
     tasks with it, as a worker of ``-j`` does with ``worker_scorer``."""
     global _worker_scorer
     found = _worker_scorer
     if found is None or found.specs != specs or found.systems != systems:
-        found = _worker_scorer = Counter(specs, systems)
+        found = _worker_scorer = SegmentCounter(specs, systems)
     return found
 
 

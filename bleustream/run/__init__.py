@@ -52,7 +52,7 @@ from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
 from bleustream.inputs.sacrebleu_lengths import applies, empty_refusal, lengths_refusal
-from bleustream.metrics.counting import Counter
+from bleustream.metrics.counting import SegmentCounter
 from bleustream.metrics.registry import Spec, is_corpus_wide, metric_of
 from bleustream.output.partial import (
     partial_input,
@@ -722,7 +722,7 @@ def _restore_signals(held: _Held) -> int | None:
 
 
 def _summed_batches(
-    counter: Counter,
+    counter: SegmentCounter,
     items: Iterator[Item],
     reading: ReadOptions,
     tokenized: list[int] | None,

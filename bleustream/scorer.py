@@ -157,7 +157,7 @@ class Scorer:
         ]
 
     def raw_scores(self, system: int = 0) -> list[Any]:
-        """Each metric's own score object (``bleustream.metrics.bleu.BleuScore``...),
+        """Each metric's own score object (``bleustream.metrics.bleu.BleuResult``...),
         as the records of a run are made from."""
         return [spec.score(row) for spec, row in zip(self.specs, self.totals[system].rows)]
 

@@ -100,7 +100,7 @@ DEFAULT_SETTINGS = Settings()
 
 
 @dataclass
-class BleuScore:
+class BleuResult:
     """A BLEU score with the parts it is made of.
 
     ``row`` is the statistics it was computed from, in SacreBLEU's layout
@@ -137,7 +137,7 @@ def _log(x: float) -> float:
     return math.log(x) if x != 0.0 else LOG_ZERO
 
 
-def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
+def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuResult:
     """BLEU of statistics in SacreBLEU's layout ``(hyp_len, ref_len,
     *matches, *totals)``: SacreBLEU's ``compute_bleu``, operation for operation."""
     max_order = settings.max_order
@@ -159,9 +159,9 @@ def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
         # then the mean of the logs.
         precisions = list(map(operator.truediv, map(operator.mul, _HUNDREDS, matches), totals))
         score = bp * math.exp(sum(map(math.log, precisions)) / max_order)
-        return BleuScore(score, tuple(precisions), bp, ratio, row)
+        return BleuResult(score, tuple(precisions), bp, ratio, row)
     if not any(matches):
-        return BleuScore(0.0, (0.0,) * max_order, bp, ratio, row)
+        return BleuResult(0.0, (0.0,) * max_order, bp, ratio, row)
 
     smooth_value = settings.effective_smooth_value
     add_k = method == "add-k"
@@ -193,7 +193,7 @@ def bleu_of_row(row: Row, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
     # math.log where no precision is 0 (all in C); the same numbers as
     # SacreBLEU's my_log either way.
     score = bp * math.exp(sum(map(_log if 0.0 in used else math.log, used)) / eff_order)
-    return BleuScore(score, tuple(precisions), bp, ratio, row)
+    return BleuResult(score, tuple(precisions), bp, ratio, row)
 
 
 def signature_fields(settings: Settings, nrefs: int | str) -> dict[str, str]:
@@ -542,7 +542,7 @@ def c_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
 
 
-def with_orders(row: Row, settings: Settings) -> BleuScore:
+def with_orders(row: Row, settings: Settings) -> BleuResult:
     """BLEU of ``row``, with BLEU-1..max_order when the settings ask: each
     the BLEU of the row cut to orders 1..n, as SacreBLEU's with
     ``max_ngram_order=n`` counts it."""
@@ -558,7 +558,7 @@ def with_orders(row: Row, settings: Settings) -> BleuScore:
     return bleu
 
 
-def score(row: Sequence[Any], settings: Settings) -> BleuScore:
+def score(row: Sequence[Any], settings: Settings) -> BleuResult:
     """Corpus BLEU of summed statistics."""
     if not settings.orders:
         return bleu_of_row(tuple(row), settings)
@@ -570,7 +570,7 @@ def sentence_settings(settings: Settings) -> Settings:
     return replace(settings, effective_order=True)
 
 
-def sentence_score(row: Sequence[Any], settings: Settings) -> BleuScore:
+def sentence_score(row: Sequence[Any], settings: Settings) -> BleuResult:
     """Sentence BLEU of one segment's statistics, as SacreBLEU's ``sentence_score``."""
     return with_orders(tuple(row), sentence_settings(settings))
 
@@ -584,7 +584,7 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
 SIGNATURE_SHORT = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
 
 
-def score_object(bleu: BleuScore, settings: Settings) -> BLEUScore:
+def score_object(bleu: BleuResult, settings: Settings) -> BLEUScore:
     """SacreBLEU's ``BLEUScore`` of a score.
 
     With add-k smoothing SacreBLEU's counts and totals hold the ``k`` it
@@ -608,7 +608,7 @@ def score_object(bleu: BleuScore, settings: Settings) -> BLEUScore:
     )
 
 
-def json_fields(bleu: BleuScore, settings: Settings) -> dict[str, Any]:
+def json_fields(bleu: BleuResult, settings: Settings) -> dict[str, Any]:
     stats = bleu.stats
     return {
         "precisions": list(bleu.precisions),
@@ -622,7 +622,7 @@ def json_fields(bleu: BleuScore, settings: Settings) -> dict[str, Any]:
     }
 
 
-def tsv_fields(bleu: BleuScore, settings: Settings) -> list[tuple[str, str]]:
+def tsv_fields(bleu: BleuResult, settings: Settings) -> list[tuple[str, str]]:
     stats = bleu.stats
     orders = range(1, settings.max_order + 1)
     return [
@@ -638,7 +638,7 @@ def tsv_fields(bleu: BleuScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(bleu: BleuScore, settings: Settings, width: int = 1) -> str:
+def verbose(bleu: BleuResult, settings: Settings, width: int = 1) -> str:
     """SacreBLEU's detail after the score (its digits, whatever ``width``),
     then BLEU-1..N to ``width`` decimals, as the score."""
     stats = bleu.stats

@@ -126,7 +126,7 @@ DEFAULT_SETTINGS = Settings()
 
 
 @dataclass
-class ChrfScore:
+class ChrfResult:
     """A chrF score (a percentage) and the statistics it was computed from."""
 
     score: float
@@ -651,15 +651,15 @@ def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
 # ----------------------------------------------------------------------------
 
 
-def score(row: Sequence[Any], settings: Settings) -> ChrfScore:
+def score(row: Sequence[Any], settings: Settings) -> ChrfResult:
     """Corpus chrF of summed statistics."""
     if len(row) != row_size(settings):
         raise ValueError(f"a chrF row of {len(row)} numbers, {row_size(settings)} expected")
     value = f_score(row, settings.order, settings.beta, settings.eps_smoothing)
-    return ChrfScore(value, tuple(row))
+    return ChrfResult(value, tuple(row))
 
 
-def sentence_score(row: Sequence[Any], settings: Settings) -> ChrfScore:
+def sentence_score(row: Sequence[Any], settings: Settings) -> ChrfResult:
     """Sentence chrF: SacreBLEU's ``sentence_score`` is its corpus score of
     one segment, so the same computation."""
     return score(row, settings)
@@ -682,12 +682,12 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
 SIGNATURE_SHORT = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
 
 
-def score_object(chrf: ChrfScore, settings: Settings) -> CHRFScore:
+def score_object(chrf: ChrfResult, settings: Settings) -> CHRFScore:
     """SacreBLEU's ``CHRFScore`` of a score."""
     return CHRFScore(chrf.score, settings.char_order, settings.word_order, settings.beta)
 
 
-def _triplets(chrf: ChrfScore, settings: Settings) -> list[tuple[str, int, int, int]]:
+def _triplets(chrf: ChrfResult, settings: Settings) -> list[tuple[str, int, int, int]]:
     """(prefix, hyp, ref, match) per order: ``c1``..``cN``, then ``w1``..``wM``."""
     row = chrf.row
     names = [f"c{n}" for n in range(1, settings.char_order + 1)]
@@ -695,7 +695,7 @@ def _triplets(chrf: ChrfScore, settings: Settings) -> list[tuple[str, int, int, 
     return [(name, *row[3 * i : 3 * i + 3]) for i, name in enumerate(names)]  # type: ignore[misc]
 
 
-def json_fields(chrf: ChrfScore, settings: Settings) -> dict[str, Any]:
+def json_fields(chrf: ChrfResult, settings: Settings) -> dict[str, Any]:
     """The raw statistics, one list per kind, indexed by order - 1.
 
     ``char_hyp``, ``char_ref``, ``char_match``: character n-grams of the
@@ -711,7 +711,7 @@ def json_fields(chrf: ChrfScore, settings: Settings) -> dict[str, Any]:
     return fields
 
 
-def tsv_fields(chrf: ChrfScore, settings: Settings) -> list[tuple[str, str]]:
+def tsv_fields(chrf: ChrfResult, settings: Settings) -> list[tuple[str, str]]:
     """``chrf``, then ``chrf_c1_hyp``, ``chrf_c1_ref``, ``chrf_c1_match``, ...,
     ``chrf_w1_hyp``, ...: one column per statistic."""
     out = [("chrf", repr(chrf.score))]
@@ -724,7 +724,7 @@ def tsv_fields(chrf: ChrfScore, settings: Settings) -> list[tuple[str, str]]:
     return out
 
 
-def verbose(chrf: ChrfScore, settings: Settings, width: int = 1) -> str:
+def verbose(chrf: ChrfResult, settings: Settings, width: int = 1) -> str:
     """SacreBLEU prints nothing after a chrF score."""
     return ""
 

@@ -354,7 +354,7 @@ def length_penalty(ratio: float) -> float:
 
 
 @dataclass
-class NistScore:
+class NistResult:
     """A NIST score with its parts; ``cumulative[n-1]`` is NIST up to order n."""
 
     score: float
@@ -373,7 +373,7 @@ class NistScore:
         return self.row[1]
 
 
-def nist_of_row(row: Sequence[Any], settings: Settings = DEFAULT_SETTINGS) -> NistScore:
+def nist_of_row(row: Sequence[Any], settings: Settings = DEFAULT_SETTINGS) -> NistResult:
     """NIST of a summed row, in mteval's floating-point order.  A row with no
     reference words (no segments) scores 0."""
     order = settings.order
@@ -383,7 +383,7 @@ def nist_of_row(row: Sequence[Any], settings: Settings = DEFAULT_SETTINGS) -> Ni
     totals, info = row[1 : 1 + order], row[1 + order :]
     if ref_len == 0:
         zeros = (0.0,) * order
-        return NistScore(0.0, zeros, zeros, 0.0, 0.0, tuple(row))
+        return NistResult(0.0, zeros, zeros, 0.0, 0.0, tuple(row))
     ratio = totals[0] / (ref_len / settings.nrefs)
     lp = length_penalty(ratio)
     cumulative, individual, total = [], [], 0.0
@@ -392,7 +392,7 @@ def nist_of_row(row: Sequence[Any], settings: Settings = DEFAULT_SETTINGS) -> Ni
         total += part
         cumulative.append(total * lp)
         individual.append(part * lp)
-    return NistScore(cumulative[-1], tuple(cumulative), tuple(individual), lp, ratio, tuple(row))
+    return NistResult(cumulative[-1], tuple(cumulative), tuple(individual), lp, ratio, tuple(row))
 
 
 def add_row(a: Sequence[Any], b: Sequence[Any]) -> Row:
@@ -405,12 +405,12 @@ def add_row(a: Sequence[Any], b: Sequence[Any]) -> Row:
 
 
 @dataclass
-class NistResult:
+class NistCorpusResult:
     """System, document and segment scores of one system."""
 
-    system: NistScore
-    docs: dict[str, NistScore]
-    segments: list[NistScore]
+    system: NistResult
+    docs: dict[str, NistResult]
+    segments: list[NistResult]
 
 
 class EmptyReferences(ValueError):
@@ -426,7 +426,7 @@ def corpus_nist(
     refs: Sequence[Sequence[str]],
     settings: Settings | None = None,
     docids: Sequence[str] | None = None,
-) -> NistResult:
+) -> NistCorpusResult:
     """NIST of a system's lines against reference streams (``refs[k][i]`` is
     reference k of line i, as SacreBLEU takes them).
 
@@ -455,7 +455,7 @@ def corpus_nist(
         doc = "doc1" if docids is None else docids[i]
         by_doc.setdefault(doc, SystemCounts(settings.order)).add(counts)
         whole.add(counts)
-    return NistResult(
+    return NistCorpusResult(
         nist_of_row(whole.row(table), settings),
         {doc: nist_of_row(c.row(table), settings) for doc, c in sorted(by_doc.items())},
         [nist_of_row(row, settings) for row in rows],
@@ -539,11 +539,11 @@ def check_row(row: Sequence[Any], settings: Settings) -> str | None:
     return None
 
 
-def score(row: Sequence[Any], settings: Settings) -> NistScore:
+def score(row: Sequence[Any], settings: Settings) -> NistResult:
     return nist_of_row(row, settings)
 
 
-def sentence_score(row: Sequence[Any], settings: Settings) -> NistScore:
+def sentence_score(row: Sequence[Any], settings: Settings) -> NistResult:
     """A segment's NIST, as mteval -d 2 prints it: the same formula."""
     return nist_of_row(row, settings)
 
@@ -558,7 +558,7 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     }
 
 
-def json_fields(nist: NistScore, settings: Settings) -> dict[str, Any]:
+def json_fields(nist: NistResult, settings: Settings) -> dict[str, Any]:
     order = settings.order
     return {
         "cumulative": list(nist.cumulative),
@@ -572,7 +572,7 @@ def json_fields(nist: NistScore, settings: Settings) -> dict[str, Any]:
     }
 
 
-def tsv_fields(nist: NistScore, settings: Settings) -> list[tuple[str, str]]:
+def tsv_fields(nist: NistResult, settings: Settings) -> list[tuple[str, str]]:
     orders = range(1, settings.order + 1)
     return [
         ("nist", repr(nist.score)),
@@ -584,7 +584,7 @@ def tsv_fields(nist: NistScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(nist: NistScore, settings: Settings, width: int = 1) -> str:
+def verbose(nist: NistResult, settings: Settings, width: int = 1) -> str:
     """The cumulative n-gram scores (to ``width`` decimals, as the score), then
     the length penalty."""
     cumulative = "/".join(f"{c:.{width}f}" for c in nist.cumulative)

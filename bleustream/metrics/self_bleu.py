@@ -360,7 +360,7 @@ def check_row(row: Sequence[Any], settings: Settings) -> str | None:
 
 
 @dataclass
-class SelfBleuScore:
+class SelfBleuResult:
     """The mean value of ``sentences`` sentences (one for a sentence's own)."""
 
     score: float
@@ -368,12 +368,12 @@ class SelfBleuScore:
     row: Row
 
 
-def score(row: Sequence[Any], settings: Settings) -> SelfBleuScore:
+def score(row: Sequence[Any], settings: Settings) -> SelfBleuResult:
     total, sentences = row
-    return SelfBleuScore(total / sentences if sentences else 0.0, sentences, tuple(row))
+    return SelfBleuResult(total / sentences if sentences else 0.0, sentences, tuple(row))
 
 
-def sentence_score(row: Sequence[Any], settings: Settings) -> SelfBleuScore:
+def sentence_score(row: Sequence[Any], settings: Settings) -> SelfBleuResult:
     return score(row, settings)
 
 
@@ -400,13 +400,13 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
     return fields
 
 
-def json_fields(result: SelfBleuScore, settings: Settings) -> dict[str, Any]:
+def json_fields(result: SelfBleuResult, settings: Settings) -> dict[str, Any]:
     return {"sentences": result.sentences}
 
 
-def tsv_fields(result: SelfBleuScore, settings: Settings) -> list[tuple[str, str]]:
+def tsv_fields(result: SelfBleuResult, settings: Settings) -> list[tuple[str, str]]:
     return [("self_bleu", repr(result.score)), ("sentences", str(result.sentences))]
 
 
-def verbose(result: SelfBleuScore, settings: Settings, width: int = 1) -> str:
+def verbose(result: SelfBleuResult, settings: Settings, width: int = 1) -> str:
     return f"(sentences = {result.sentences})" if result.sentences != 1 else ""

@@ -53,7 +53,7 @@ DEFAULT_SETTINGS = Settings()
 
 
 @dataclass
-class TerScore:
+class TerResult:
     """A TER score (a percentage) and the statistics it was computed from.
 
     ``num_edits`` is the total number of edits as a whole number and
@@ -207,7 +207,7 @@ def count(settings: Settings) -> Callable[[str, tuple[Reference, ...]], Row]:
     return hyp_row
 
 
-def score(row: Sequence[Any], settings: Settings) -> TerScore:
+def score(row: Sequence[Any], settings: Settings) -> TerResult:
     """Corpus TER of summed statistics (SacreBLEU's ``_compute_score_from_stats``)."""
     if len(row) != 2:
         raise ValueError(f"a TER row of {len(row)} numbers, 2 expected")
@@ -218,10 +218,10 @@ def score(row: Sequence[Any], settings: Settings) -> TerScore:
         value = 1.0  # empty references, non-empty hypothesis
     else:
         value = 0.0  # both empty
-    return TerScore(100 * value, tuple(row), int(total_edits), float(sum_ref_lengths))
+    return TerResult(100 * value, tuple(row), int(total_edits), float(sum_ref_lengths))
 
 
-def sentence_score(row: Sequence[Any], settings: Settings) -> TerScore:
+def sentence_score(row: Sequence[Any], settings: Settings) -> TerResult:
     """Sentence TER: SacreBLEU's ``sentence_score`` is its corpus score of one
     segment, so the same computation."""
     return score(row, settings)
@@ -244,18 +244,18 @@ def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
 SIGNATURE_SHORT = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"}
 
 
-def score_object(ter: TerScore, settings: Settings) -> TERScore:
+def score_object(ter: TerResult, settings: Settings) -> TERScore:
     """SacreBLEU's ``TERScore`` of a score."""
     return TERScore(ter.score, ter.num_edits, ter.ref_length)
 
 
-def json_fields(ter: TerScore, settings: Settings) -> dict[str, Any]:
+def json_fields(ter: TerResult, settings: Settings) -> dict[str, Any]:
     """The raw statistics: ``num_edits`` (a whole number) and ``ref_length``
     (the summed average reference lengths, a float)."""
     return {"num_edits": ter.num_edits, "ref_length": float(ter.ref_length)}
 
 
-def tsv_fields(ter: TerScore, settings: Settings) -> list[tuple[str, str]]:
+def tsv_fields(ter: TerResult, settings: Settings) -> list[tuple[str, str]]:
     """``ter``, ``ter_edits``, ``ter_ref_len``."""
     return [
         ("ter", repr(ter.score)),
@@ -264,7 +264,7 @@ def tsv_fields(ter: TerScore, settings: Settings) -> list[tuple[str, str]]:
     ]
 
 
-def verbose(ter: TerScore, settings: Settings, width: int = 1) -> str:
+def verbose(ter: TerResult, settings: Settings, width: int = 1) -> str:
     """SacreBLEU prints nothing after a TER score."""
     return ""
 

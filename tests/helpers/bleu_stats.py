@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bleustream.metrics.bleu import DEFAULT_SETTINGS, BleuScore, Settings, bleu_of_row
+from bleustream.metrics.bleu import DEFAULT_SETTINGS, BleuResult, Settings, bleu_of_row
 from bleustream.metrics.ngrams import segment_row
 
 
@@ -99,7 +99,7 @@ class Stats:
         )
 
 
-def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuScore:
+def compute_bleu(stats: Stats, settings: Settings = DEFAULT_SETTINGS) -> BleuResult:
     """Corpus (or sentence) BLEU from summed statistics."""
     return bleu_of_row(stats.row(), settings)
 

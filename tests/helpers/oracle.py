@@ -18,7 +18,7 @@ from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from bleustream.metrics import bleu
-from bleustream.metrics.bleu import BleuScore, Settings
+from bleustream.metrics.bleu import BleuResult, Settings
 from bleustream.metrics.registry import Spec
 from bleustream.scorer import Scorer
 from tests.helpers.bleu_stats import Stats
@@ -79,7 +79,7 @@ def same_float(ours: float, theirs: float) -> bool:
     return ours == theirs and math.copysign(1.0, ours) == math.copysign(1.0, theirs)
 
 
-def score_mismatches(ours: BleuScore, theirs: BLEUScore, tol: float = 1e-9) -> list[str]:
+def score_mismatches(ours: BleuResult, theirs: BLEUScore, tol: float = 1e-9) -> list[str]:
     """Every way ``ours`` differs from SacreBLEU's score; empty when identical.
 
     A difference within ``tol`` is reported as "not bit-identical", a larger
@@ -124,7 +124,7 @@ class BleuStream:
     def total(self) -> Stats:
         return Stats.from_row(self.scorer.totals[0].rows[0], self.scorer.segments)
 
-    def score(self) -> BleuScore:
+    def score(self) -> BleuResult:
         return self.scorer.raw_scores()[0]
 
 

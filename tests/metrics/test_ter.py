@@ -29,7 +29,7 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 from bleustream.cli.parser import add_option
 from bleustream.metrics import ter, ter_search
 from bleustream.metrics.protocol import add_rows
-from bleustream.metrics.ter import Settings, TerScore
+from bleustream.metrics.ter import Settings, TerResult
 from bleustream.tokenizers.ter_normalize import tercom_tokenizer
 from tests.conftest import (
     RealSystem,
@@ -76,7 +76,7 @@ def row_problems(ours: Sequence[tuple], theirs: Sequence[list], hyps: Sequence[s
     return out[:5]
 
 
-def score_problems(ours: TerScore, theirs: TERScore) -> list[str]:
+def score_problems(ours: TerResult, theirs: TERScore) -> list[str]:
     out = []
     if abs(ours.score - theirs.score) > 1e-9:
         out.append(f"score {ours.score!r} != SacreBLEU {theirs.score!r}")
@@ -89,7 +89,7 @@ def score_problems(ours: TerScore, theirs: TERScore) -> list[str]:
     return out
 
 
-def corpus_score(s: Settings, rows: Sequence[tuple]) -> TerScore:
+def corpus_score(s: Settings, rows: Sequence[tuple]) -> TerResult:
     """Rows summed as the scorer sums them, from the zero row."""
     total: tuple = (0, 0)
     for row in rows:

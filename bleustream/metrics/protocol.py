@@ -51,31 +51,33 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   and shared by every system scored against it (tokens, n-gram counts);
 * ``count(S) -> (hyp, R -> Row)``: one hypothesis against its prepared
   references, to its statistics;
-* ``score(Row, S) -> Score``: corpus score of summed statistics, pure;
-* ``sentence_score(Row, S) -> Score``: the score of one segment, as
+* ``score(Row, S) -> MetricResult``: corpus score of summed statistics, pure;
+* ``sentence_score(Row, S) -> MetricResult``: the score of one segment, as
   SacreBLEU's ``sentence_score`` computes it (BLEU turns on effective order);
 * ``signature(S, nrefs) -> dict[str, str]``: SacreBLEU's signature fields in
   its order, ``version`` last;
 * ``SIGNATURE_SHORT``: SacreBLEU's short names of the signature's fields
   (``Signature.format(short=True)``, ``--short``), besides the common ones
   (``scores.COMMON_SHORT``);
-* ``score_object(Score, S) -> scores.Score``: SacreBLEU's score object of a
+* ``score_object(MetricResult, S) -> scores.Score``: SacreBLEU's score object of a
   score (``BLEUScore``...), what the Python API hands back;
-* ``json_fields(Score, S) -> dict``: what a JSON record holds besides
+* ``json_fields(MetricResult, S) -> dict``: what a JSON record holds besides
   ``metric``, ``type`` and ``score`` (the raw statistics by name, and parts
   such as BLEU's precisions);
-* ``tsv_fields(Score, S) -> list[tuple[str, str]]``: the TSV columns of a
+* ``tsv_fields(MetricResult, S) -> list[tuple[str, str]]``: the TSV columns of a
   record, (column, value), the columns fixed by the settings;
-* ``verbose(Score, S, width) -> str``: detail after the score on a text line
+* ``verbose(MetricResult, S, width) -> str``: detail after the score on a text line
   (empty when SacreBLEU prints none); the scores it adds of its own are
   written to ``width`` decimals, as the score is;
 * ``score_rows(array, S) -> array``: scores of many summed rows at once
   (numpy, for resampling), with SacreBLEU's float32 arithmetic.
 
-A score object has at least ``score`` (a float) and ``row`` (the statistics
-it was computed from).  Score objects are plain (not frozen) dataclasses:
-one is built per sentence score, and a frozen dataclass costs several times
-as much to build.
+A result (``MetricResult``: each metric's ``<Name>Result``, such as
+``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)
+has at least ``score`` (a float) and ``row`` (the statistics it was
+computed from).  Results are plain (not frozen) dataclasses: one is built
+per sentence score, and a frozen dataclass costs several times as much to
+build.
 """
 
 from __future__ import annotations
@@ -271,12 +273,14 @@ def option_values(options: Mapping[str, Any], metric_options: Sequence[Option]) 
     return values
 
 
-class Score(Protocol):
+class MetricResult(Protocol):
+    """What a metric's ``score`` and ``sentence_score`` return."""
+
     score: float
     row: Row
 
 
-class Metric(Protocol):
+class MetricModule(Protocol):
     """The attributes of a metric module (see the module docstring)."""
 
     NAME: str

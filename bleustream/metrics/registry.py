@@ -14,10 +14,10 @@ from typing import Any
 
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
-from bleustream.metrics.protocol import Metric, Option, Row
+from bleustream.metrics.protocol import MetricModule, Option, Row
 from bleustream.metrics.scores import Score, Signature
 
-METRICS: dict[str, Metric] = {
+METRICS: dict[str, MetricModule] = {
     bleu.NAME: bleu,  # type: ignore[dict-item]
     chrf.NAME: chrf,  # type: ignore[dict-item]
     ter.NAME: ter,  # type: ignore[dict-item]
@@ -35,7 +35,7 @@ DEFAULT_METRICS = ("bleu",)
 class Spec:
     """One metric with the settings it runs with."""
 
-    metric: Metric
+    metric: MetricModule
     settings: Any
 
     @property
@@ -112,7 +112,7 @@ def default_options(name: str) -> dict[str, Any]:
     return {option.dest: option.default for option in METRICS[name].OPTIONS}
 
 
-def all_options() -> Iterator[tuple[Metric, Option]]:
+def all_options() -> Iterator[tuple[MetricModule, Option]]:
     """Every metric's options, metric by metric in registry order."""
     for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
         for option in metric.OPTIONS:

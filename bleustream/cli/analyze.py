@@ -30,8 +30,8 @@ from bleustream.errors import InputError, OpenError, UsageError
 from bleustream.inputs.items import items_of_segments, text_items
 from bleustream.inputs.lines import BadLinePolicy
 from bleustream.metrics import bleu
-from bleustream.metrics.protocol import parse_seed
 from bleustream.metrics.registry import Spec
+from bleustream.metrics.seeds import parse_seed
 from bleustream.run import Output, RunOptions
 
 FORMATS = ("text", "tsv", "json", "latex", "stats")

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.extras import require_numpy
-from bleustream.metrics.protocol import Row, parse_seed
+from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
+from bleustream.metrics.seeds import parse_seed
 
 # (summed rows) -> their scores, e.g. ``lambda a: array_scores.bleu_rows(a, S)``
 RowScorer = Callable[[Any], Any]

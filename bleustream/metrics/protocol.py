@@ -97,12 +97,6 @@ def add_rows(a: Sequence[Any], b: Sequence[Any]) -> Row:
     return tuple(list(map(operator.add, a, b)))
 
 
-def parse_seed(text: str) -> int | None:
-    """A seed as SacreBLEU reads ``SACREBLEU_SEED``: ``none`` (any case) or an int
-    (``--seed``'s text, which the command has checked)."""
-    return None if text.lower() == "none" else int(text)
-
-
 def is_whole(value: Any) -> bool:
     """A whole number: an ``int`` that is not a ``bool`` (as JSON tells them apart)."""
     return isinstance(value, int) and not isinstance(value, bool)

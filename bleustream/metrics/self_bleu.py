@@ -49,7 +49,8 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.metrics import bleu
-from bleustream.metrics.protocol import Option, Row, is_number, parse_seed
+from bleustream.metrics.protocol import Option, Row, is_number
+from bleustream.metrics.seeds import parse_seed
 
 CONVENTIONS = ("texygen", "sacrebleu")
 DEFAULT_SEED = 12345  # --seed's, SacreBLEU's

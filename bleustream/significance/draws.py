@@ -84,7 +84,7 @@ from bleustream.metrics.bootstrap import (
     score_estimate_ci,
     seed_text,
 )
-from bleustream.metrics.protocol import parse_seed as parse_seed  # for the callers of draws
+from bleustream.metrics.seeds import parse_seed as parse_seed  # for the callers of draws
 from bleustream.significance.result import Result
 
 DEFAULT_CI_SAMPLES = 1000

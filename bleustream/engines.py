@@ -73,7 +73,7 @@ from bleustream.metrics.counting import (
     sum_rows,
     zero_totals,
 )
-from bleustream.metrics.protocol import Option
+from bleustream.metrics.protocol import OptionSpec
 from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
@@ -81,7 +81,7 @@ from bleustream.run import Output, RunOptions, summed_text
 __all__ = [
     "EngineFailure",
     "Job",
-    "Option",
+    "OptionSpec",
     "Part",
     "Stats",
     "UsageError",
@@ -263,15 +263,15 @@ def _command_parser(
 
 def engine_options(
     cluster: tuple[str, str], workers_help: str, per: str = "CPU"
-) -> tuple[Option, ...]:
+) -> tuple[OptionSpec, ...]:
     """What an engine's script takes besides bleustream's options, declared as
     the command declares its own: where its cluster is (``cluster``: the
     option and its help), ``--parts`` and ``--workers`` (the local
     cluster's size)."""
     flag, help_text = cluster
     return (
-        Option((flag,), flag.lstrip("-").replace("-", "_"), help=help_text, config=False),
-        Option(
+        OptionSpec((flag,), flag.lstrip("-").replace("-", "_"), help=help_text, config=False),
+        OptionSpec(
             ("--parts",),
             "parts",
             kind="int",
@@ -281,7 +281,7 @@ def engine_options(
             config=False,
             help=f"parts of the lines, one task each (default: 4 per {per})",
         ),
-        Option(
+        OptionSpec(
             ("--workers",),
             "workers",
             kind="int",
@@ -297,7 +297,7 @@ def engine_options(
 def engine_parser(
     prog: str,
     engine: str,
-    options: Sequence[Option],
+    options: Sequence[OptionSpec],
     description: str | None = None,
     epilog: str | None = None,
 ) -> argparse.ArgumentParser:

@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import Option
+from bleustream.metrics.protocol import OptionSpec
 
 CONFIG_NAME = "bleustream.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -99,7 +99,7 @@ class Key:
         return what
 
 
-def build_schema(options: Iterable[Option]) -> dict[str, Key]:
+def build_schema(options: Iterable[OptionSpec]) -> dict[str, Key]:
     """The config keys, by TOML name: one per option that is a config key."""
     schema: dict[str, Key] = {}
     for option in options:

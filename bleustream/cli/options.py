@@ -1,7 +1,7 @@
 """Every option of the command line, declared once.
 
 ``TABLE`` lists the command's own options in groups, and the metrics'
-options (``Option`` data in each metric module) take their place among
+options (``OptionSpec`` data in each metric module) take their place among
 them.  From this one table come the argparse parser
 (``bleustream.cli.parser.build_parser``),
 the config file's keys (``bleustream.cli.config.build_schema``), the
@@ -24,7 +24,7 @@ from bleustream.analysis.buckets import (
 )
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
-from bleustream.metrics.protocol import Option
+from bleustream.metrics.protocol import OptionSpec
 from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, METRICS
 from bleustream.output.records import FORMATS
 
@@ -73,7 +73,7 @@ class Group:
     metrics' own groups go)."""
 
     title: str | None
-    options: tuple[Option, ...]
+    options: tuple[OptionSpec, ...]
     description: str | None = None
     exclusive: tuple[str, ...] = ()  # dests of which at most one may be given
 
@@ -84,7 +84,7 @@ TABLE: tuple[Group, ...] = (
     Group(
         None,
         (
-            Option(
+            OptionSpec(
                 ("-i", "--input"),
                 "input",
                 ["-"],
@@ -95,7 +95,7 @@ TABLE: tuple[Group, ...] = (
                 "files, several FILEs are several systems scored against the same references "
                 "(the first is the baseline)",
             ),
-            Option(
+            OptionSpec(
                 ("-m", "--metrics"),
                 "metrics",
                 list(DEFAULT_METRICS),
@@ -117,7 +117,7 @@ TABLE: tuple[Group, ...] = (
     Group(
         "output",
         (
-            Option(
+            OptionSpec(
                 ("-f", "--format"),
                 "format",
                 "text",
@@ -128,7 +128,7 @@ TABLE: tuple[Group, ...] = (
                 "(SacreBLEU's JSON document, at the end), stats or latex; default: text "
                 "(json with --compat sacrebleu)",
             ),
-            Option(
+            OptionSpec(
                 ("-w", "--width"),
                 "width",
                 1,
@@ -139,21 +139,21 @@ TABLE: tuple[Group, ...] = (
                 help="digits after the decimal point in text scores: the score and the scores "
                 "a line adds (BLEU-1..N, NIST's cumulative, a bootstrap interval); default: 1",
             ),
-            Option(
+            OptionSpec(
                 ("-b", "--score-only"),
                 "score_only",
                 False,
                 kind="bool",
                 help="print the scores alone, one number per metric per record",
             ),
-            Option(
+            OptionSpec(
                 ("-sl", "--sentence-level"),
                 "sentence_level",
                 False,
                 kind="bool",
                 help="a record with each segment's sentence scores, as each line is read",
             ),
-            Option(
+            OptionSpec(
                 ("--every",),
                 "every",
                 0,
@@ -162,7 +162,7 @@ TABLE: tuple[Group, ...] = (
                 metavar="N",
                 help="a record with the corpus score so far after every N segments (0: never)",
             ),
-            Option(
+            OptionSpec(
                 ("--progress",),
                 "progress",
                 False,
@@ -171,7 +171,7 @@ TABLE: tuple[Group, ...] = (
                 "and time left for a regular file (redrawn on a terminal, a line every few "
                 "seconds otherwise)",
             ),
-            Option(
+            OptionSpec(
                 ("-j", "--jobs", "--paired-jobs"),
                 "jobs",
                 1,
@@ -182,14 +182,14 @@ TABLE: tuple[Group, ...] = (
                 help="count segments in N worker processes (0: one per core; default: 1); "
                 "the output is the same as with one (--paired-jobs is SacreBLEU's name)",
             ),
-            Option(
+            OptionSpec(
                 ("-sh", "--short"),
                 "short",
                 False,
                 kind="bool",
                 help="SacreBLEU's short signatures (#:1|c:mixed|...|v:...)",
             ),
-            Option(
+            OptionSpec(
                 ("-q", "--quiet"),
                 "quiet",
                 False,
@@ -197,7 +197,7 @@ TABLE: tuple[Group, ...] = (
                 help="no warnings or notes on stderr (SacreBLEU's warnings and information "
                 "lines, the config file found); errors still are",
             ),
-            Option(
+            OptionSpec(
                 ("-nc", "--no-color"),
                 "no_color",
                 False,
@@ -205,21 +205,21 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="no colours: accepted for SacreBLEU's sake; bleustream never colours",
             ),
-            Option(
+            OptionSpec(
                 ("--force",),
                 "force",
                 False,
                 kind="bool",
                 help="no warning that the hypotheses look tokenized (100 or more end in ' .')",
             ),
-            Option(
+            OptionSpec(
                 ("--allow-empty",),
                 "allow_empty",
                 False,
                 kind="bool",
                 help="an input with no segments scores 0 and exits 0, instead of status 65",
             ),
-            Option(
+            OptionSpec(
                 ("--compat",),
                 "compat",
                 "bleustream",
@@ -234,7 +234,7 @@ TABLE: tuple[Group, ...] = (
     Group(
         "SacreBLEU's test sets (need the sacrebleu package: pip install 'bleustream[testsets]')",
         (
-            Option(
+            OptionSpec(
                 ("-t", "--test-set"),
                 "test_set",
                 None,
@@ -243,7 +243,7 @@ TABLE: tuple[Group, ...] = (
                 help="references from SacreBLEU's test set NAME (comma-separated: several in "
                 "turn), from its cache ($SACREBLEU, else ~/.sacrebleu); needs -l",
             ),
-            Option(
+            OptionSpec(
                 ("--echo",),
                 "echo",
                 None,
@@ -253,7 +253,7 @@ TABLE: tuple[Group, ...] = (
                 help="print the test set's fields (src, ref, docid, ...; all) tab-separated "
                 "and exit",
             ),
-            Option(
+            OptionSpec(
                 ("--list",),
                 "list",
                 False,
@@ -262,7 +262,7 @@ TABLE: tuple[Group, ...] = (
                 help="list the test sets (with -t: its pairs and fields) and exit; offline, "
                 "from SacreBLEU's registry",
             ),
-            Option(
+            OptionSpec(
                 ("--citation", "--cite"),
                 "citation",
                 False,
@@ -270,7 +270,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="print the BibTeX of the -t test sets and exit",
             ),
-            Option(
+            OptionSpec(
                 ("-ol", "--origlang"),
                 "origlang",
                 None,
@@ -278,7 +278,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="only the documents of original language LANG (non-LANG: the others)",
             ),
-            Option(
+            OptionSpec(
                 ("--subset",),
                 "subset",
                 None,
@@ -286,7 +286,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="only the documents whose domain annotation matches REGEX",
             ),
-            Option(
+            OptionSpec(
                 ("--download",),
                 "download",
                 None,
@@ -294,7 +294,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="download test set NAME (all pairs, or -l's) into the cache and exit",
             ),
-            Option(
+            OptionSpec(
                 ("-d", "--detail"),
                 "detail",
                 False,
@@ -309,21 +309,21 @@ TABLE: tuple[Group, ...] = (
         "confidence intervals and paired significance tests (SacreBLEU's; need numpy: "
         "pip install 'bleustream[significance]')",
         (
-            Option(
+            OptionSpec(
                 ("-ci", "--confidence"),
                 "confidence",
                 False,
                 kind="bool",
                 help="a bootstrap mean and 95%% confidence interval for each system and metric",
             ),
-            Option(
+            OptionSpec(
                 ("-cin", "--confidence-n"),
                 "confidence_n",
                 1000,
                 help="bootstrap resamples for -ci (default: 1000)",
                 **_SAMPLES,  # type: ignore[arg-type]
             ),
-            Option(
+            OptionSpec(
                 ("-pbs", "--paired-bs"),
                 "paired_bs",
                 False,
@@ -331,14 +331,14 @@ TABLE: tuple[Group, ...] = (
                 help="paired bootstrap resampling test of each system against the first "
                 "(the baseline); not with --paired-ar",
             ),
-            Option(
+            OptionSpec(
                 ("-pbsn", "--paired-bs-n"),
                 "paired_bs_n",
                 1000,
                 help="resamples for --paired-bs (default: 1000)",
                 **_SAMPLES,  # type: ignore[arg-type]
             ),
-            Option(
+            OptionSpec(
                 ("-par", "--paired-ar"),
                 "paired_ar",
                 False,
@@ -346,14 +346,14 @@ TABLE: tuple[Group, ...] = (
                 help="paired approximate randomization test of each system against the first; "
                 "with -ci it also gives bootstrap intervals; not with --paired-bs",
             ),
-            Option(
+            OptionSpec(
                 ("-parn", "--paired-ar-n"),
                 "paired_ar_n",
                 10000,
                 help="trials for --paired-ar (default: 10000)",
                 **_SAMPLES,  # type: ignore[arg-type]
             ),
-            Option(
+            OptionSpec(
                 ("--seed",),
                 "seed",
                 "12345",
@@ -368,7 +368,7 @@ TABLE: tuple[Group, ...] = (
         "analyses (compare-mt's, streamed, with an interval on every bucket; need numpy, "
         "and matplotlib for --report: pip install 'bleustream[significance,report]')",
         (
-            Option(
+            OptionSpec(
                 ("--analyze",),
                 "analyze",
                 False,
@@ -376,7 +376,7 @@ TABLE: tuple[Group, ...] = (
                 help="analyze where the systems differ (the first is the baseline): scores, "
                 "sentence buckets, word accuracy by frequency, n-gram differences, examples",
             ),
-            Option(
+            OptionSpec(
                 ("--analyze-n",),
                 "analyze_n",
                 1000,
@@ -387,7 +387,7 @@ TABLE: tuple[Group, ...] = (
                 help="bootstrap resamples for every interval and paired test of --analyze "
                 "(0: none, and nothing kept per segment; default: 1000)",
             ),
-            Option(
+            OptionSpec(
                 ("--length-edges",),
                 "length_edges",
                 ":".join(str(x) for x in LENGTH_EDGES),
@@ -396,7 +396,7 @@ TABLE: tuple[Group, ...] = (
                 help="bucket edges of reference length in words (default: compare-mt's "
                 "10:20:30:40:50:60)",
             ),
-            Option(
+            OptionSpec(
                 ("--length-diff-edges",),
                 "length_diff_edges",
                 ":".join(str(x) for x in LENGTH_DIFF_EDGES),
@@ -405,7 +405,7 @@ TABLE: tuple[Group, ...] = (
                 help="bucket edges of the baseline's length minus the reference's "
                 "(default: compare-mt's -20:-10:-5:-4:-3:-2:-1:0:1:2:3:4:5:6:11:21)",
             ),
-            Option(
+            OptionSpec(
                 ("--sentence-bleu-edges",),
                 "sentence_bleu_edges",
                 ":".join(str(x) for x in SENTENCE_BLEU_EDGES),
@@ -414,7 +414,7 @@ TABLE: tuple[Group, ...] = (
                 help="bucket edges of the baseline's sentence BLEU (default: compare-mt's "
                 "10.0:20.0:...:90.0)",
             ),
-            Option(
+            OptionSpec(
                 ("--frequency-edges",),
                 "frequency_edges",
                 ":".join(str(x) for x in FREQUENCY_EDGES),
@@ -422,7 +422,7 @@ TABLE: tuple[Group, ...] = (
                 metavar="E1:E2:...",
                 help="bucket edges of word frequency (default: compare-mt's 1:2:3:4:5:10:100:1000)",
             ),
-            Option(
+            OptionSpec(
                 ("--freq-corpus",),
                 "freq_corpus",
                 None,
@@ -430,7 +430,7 @@ TABLE: tuple[Group, ...] = (
                 help="count word frequencies in FILE (a training corpus, one segment a line, "
                 "tokenized as BLEU tokenizes) instead of in the references",
             ),
-            Option(
+            OptionSpec(
                 ("--freq-counts",),
                 "freq_counts",
                 None,
@@ -438,7 +438,7 @@ TABLE: tuple[Group, ...] = (
                 help="read word frequencies from FILE ('word<TAB>count' lines) instead of "
                 "counting them in the references",
             ),
-            Option(
+            OptionSpec(
                 ("--ngram-orders",),
                 "ngram_orders",
                 "1:4",
@@ -446,7 +446,7 @@ TABLE: tuple[Group, ...] = (
                 metavar="LOW:HIGH",
                 help="the orders of the n-gram differences (default: 1:4)",
             ),
-            Option(
+            OptionSpec(
                 ("--ngrams",),
                 "ngrams",
                 50,
@@ -456,7 +456,7 @@ TABLE: tuple[Group, ...] = (
                 metavar="N",
                 help="n-grams listed each way per compared system (default: 50)",
             ),
-            Option(
+            OptionSpec(
                 ("--examples",),
                 "examples",
                 10,
@@ -467,7 +467,7 @@ TABLE: tuple[Group, ...] = (
                 help="segments listed each way per compared system, where sentence BLEU "
                 "differs most (default: 10)",
             ),
-            Option(
+            OptionSpec(
                 ("--src",),
                 "src",
                 None,
@@ -475,7 +475,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="the source segments, one a line, shown with the examples",
             ),
-            Option(
+            OptionSpec(
                 ("--report",),
                 "report",
                 None,
@@ -490,14 +490,14 @@ TABLE: tuple[Group, ...] = (
     Group(
         "input",
         (
-            Option(
+            OptionSpec(
                 ("-e", "--encoding"),
                 "encoding",
                 "utf-8",
                 metavar="NAME",
                 help="encoding of all inputs, ASCII-compatible (default: utf-8)",
             ),
-            Option(
+            OptionSpec(
                 ("--encoding-errors",),
                 "encoding_errors",
                 "strict",
@@ -506,14 +506,14 @@ TABLE: tuple[Group, ...] = (
                 help="strict: a line that does not decode is an error (default); "
                 "replace: decode it with U+FFFD for the bad bytes",
             ),
-            Option(
+            OptionSpec(
                 ("--skip-bad-lines",),
                 "skip_bad_lines",
                 False,
                 kind="bool",
                 help="skip and count bad lines instead of stopping at the first",
             ),
-            Option(
+            OptionSpec(
                 ("--input-format",),
                 "input_format",
                 "paste",
@@ -526,7 +526,7 @@ TABLE: tuple[Group, ...] = (
                 "stats: records written by -f stats, from the operands (shards, added up in "
                 "turn) or stdin",
             ),
-            Option(
+            OptionSpec(
                 ("-nr", "--num-refs"),
                 "num_refs",
                 1,
@@ -537,7 +537,7 @@ TABLE: tuple[Group, ...] = (
                 help="the one REF file holds N tab-separated references per line, as with "
                 "SacreBLEU's -nr (default: 1)",
             ),
-            Option(
+            OptionSpec(
                 ("--systems",),
                 "systems",
                 1,
@@ -548,7 +548,7 @@ TABLE: tuple[Group, ...] = (
                 help="paste input: the first N fields of each line are hypotheses of N systems, "
                 "the rest references (default: 1)",
             ),
-            Option(
+            OptionSpec(
                 ("--fairseq-hyp",),
                 "fairseq_hyp",
                 "D",
@@ -556,7 +556,7 @@ TABLE: tuple[Group, ...] = (
                 choices=FAIRSEQ_HYPS,
                 help="fairseq hypotheses from D- (detokenized, default) or H- lines",
             ),
-            Option(
+            OptionSpec(
                 ("--keyed-refs",),
                 "keyed_refs",
                 None,
@@ -564,7 +564,7 @@ TABLE: tuple[Group, ...] = (
                 help="with --input-format keyed: references as id<TAB>ref[<TAB>ref...] lines "
                 "of FILE, paired by id",
             ),
-            Option(
+            OptionSpec(
                 ("--allow-unpaired",),
                 "allow_unpaired",
                 False,
@@ -577,7 +577,7 @@ TABLE: tuple[Group, ...] = (
     Group(
         "configuration",
         (
-            Option(
+            OptionSpec(
                 ("--config",),
                 "config",
                 None,
@@ -585,7 +585,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="read settings from the TOML file FILE (which must exist)",
             ),
-            Option(
+            OptionSpec(
                 ("--no-config",),
                 "no_config",
                 False,
@@ -593,7 +593,7 @@ TABLE: tuple[Group, ...] = (
                 config=False,
                 help="read no config file: neither bleustream.toml nor pyproject.toml",
             ),
-            Option(
+            OptionSpec(
                 ("--show-config",),
                 "show_config",
                 False,
@@ -621,7 +621,7 @@ def groups() -> Iterator[Group]:
             yield group
 
 
-def all_options() -> Iterator[Option]:
+def all_options() -> Iterator[OptionSpec]:
     """Every option of the command line, in ``--help`` order."""
     for group in groups():
         yield from group.options
@@ -638,7 +638,7 @@ def option_dests() -> dict[str, str]:
     return dests
 
 
-def config_options() -> list[Option]:
+def config_options() -> list[OptionSpec]:
     """The options that are also config keys."""
     return [option for option in all_options() if option.config]
 

@@ -18,7 +18,7 @@ from bleustream._version import __version__
 from bleustream.cli.options import PROG, groups
 from bleustream.errors import EXIT_STATUSES, EXIT_USAGE, WriteError
 from bleustream.kernels import KERNELS
-from bleustream.metrics.protocol import Option
+from bleustream.metrics.protocol import OptionSpec
 
 
 def exit_status_help() -> str:
@@ -83,7 +83,7 @@ class _Parser(argparse.ArgumentParser):
             file.flush()
 
 
-def _argparse_type(option: Option) -> Any:
+def _argparse_type(option: OptionSpec) -> Any:
     def parse(text: str) -> Any:
         try:
             return option.parse(text)
@@ -94,7 +94,7 @@ def _argparse_type(option: Option) -> Any:
     return parse
 
 
-def add_option(container: Any, option: Option) -> None:
+def add_option(container: Any, option: OptionSpec) -> None:
     """Adds one option of the table to an argparse parser or group."""
     kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help}
     if option.kind == "bool":

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from bleustream.kernels import native
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
-    Option,
+    OptionSpec,
     Row,
     add_rows,
     is_number,
@@ -228,7 +228,7 @@ TITLE = "BLEU"
 
 
 OPTIONS = (
-    Option(
+    OptionSpec(
         ("-tok", "--tokenize"),
         "tokenize",
         DEFAULT_TOKENIZER,
@@ -238,7 +238,7 @@ OPTIONS = (
         help=f"tokenizer (default: {DEFAULT_TOKENIZER}; nltk: --self-bleu texygen only)",
         default_from=("language_pair", default_tokenizer),
     ),
-    Option(
+    OptionSpec(
         ("-l", "--language-pair"),
         "language_pair",
         None,
@@ -247,14 +247,14 @@ OPTIONS = (
         "does for the target language (zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a); "
         "nothing else changes",
     ),
-    Option(
+    OptionSpec(
         ("-lc", "--lowercase"),
         "lowercase",
         False,
         kind="bool",
         help="lowercase hypotheses and references for BLEU (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("-s", "--smooth-method"),
         "smooth_method",
         DEFAULT_SMOOTH,
@@ -262,7 +262,7 @@ OPTIONS = (
         choices=tuple(SMOOTH_METHODS),
         help="smoothing: exp, floor, add-k or none (default: exp)",
     ),
-    Option(
+    OptionSpec(
         ("-sv", "--smooth-value"),
         "smooth_value",
         None,
@@ -274,7 +274,7 @@ OPTIONS = (
         f"and add-k (default {SMOOTH_DEFAULTS['add-k']})",
         yields_to="smooth_method",
     ),
-    Option(
+    OptionSpec(
         ("--max-ngram-order",),
         "max_ngram_order",
         DEFAULT_MAX_ORDER,
@@ -285,7 +285,7 @@ OPTIONS = (
         help=f"longest n-gram counted (default: {DEFAULT_MAX_ORDER})",
         field="max_order",
     ),
-    Option(
+    OptionSpec(
         ("--bleu-orders",),
         "bleu_orders",
         False,
@@ -294,7 +294,7 @@ OPTIONS = (
         "that max n-gram order, from the same statistics",
         field="orders",
     ),
-    Option(
+    OptionSpec(
         ("--effective-order",),
         "effective_order",
         False,

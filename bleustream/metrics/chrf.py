@@ -59,7 +59,7 @@ from bleustream.kernels import native
 from bleustream.metrics.chrf_batches import c_count_lines, c_score_objects
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
-    Option,
+    OptionSpec,
     Row,
     is_whole,
     option_values,
@@ -134,7 +134,7 @@ class ChrfResult:
 
 
 OPTIONS = (
-    Option(
+    OptionSpec(
         ("-cc", "--chrf-char-order"),
         "chrf_char_order",
         DEFAULT_CHAR_ORDER,
@@ -144,7 +144,7 @@ OPTIONS = (
         metavar="N",
         help=f"chrF character n-gram order (default: {DEFAULT_CHAR_ORDER})",
     ),
-    Option(
+    OptionSpec(
         ("-cw", "--chrf-word-order"),
         "chrf_word_order",
         DEFAULT_WORD_ORDER,
@@ -154,7 +154,7 @@ OPTIONS = (
         metavar="N",
         help=f"chrF word n-gram order; 2 is chrF++ (default: {DEFAULT_WORD_ORDER})",
     ),
-    Option(
+    OptionSpec(
         ("--chrf-beta",),
         "chrf_beta",
         DEFAULT_BETA,
@@ -165,21 +165,21 @@ OPTIONS = (
         help=f"weight of recall against precision in chrF (default: {DEFAULT_BETA})",
         field="beta",
     ),
-    Option(
+    OptionSpec(
         ("--chrf-whitespace",),
         "chrf_whitespace",
         False,
         kind="bool",
         help="keep white space in chrF character n-grams (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("--chrf-lowercase",),
         "chrf_lowercase",
         False,
         kind="bool",
         help="lowercase hypotheses and references for chrF (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("--chrf-eps-smoothing",),
         "chrf_eps_smoothing",
         False,

@@ -46,7 +46,7 @@ from typing import Any, Callable, NamedTuple
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import Option, Row, is_number, is_whole, whole_counts
+from bleustream.metrics.protocol import OptionSpec, Row, is_number, is_whole, whole_counts
 
 DEFAULT_ORDER = 5
 MAX_ORDER = 9  # mteval counts n-grams up to 9 ($max_Ngram)
@@ -472,7 +472,7 @@ TITLE = "NIST (mteval-v13a; takes -tok 13a, intl or none)"
 CORPUS_WIDE = True
 
 OPTIONS = (
-    Option(
+    OptionSpec(
         ("--nist-case-sensitive",),
         "nist_case_sensitive",
         False,
@@ -480,7 +480,7 @@ OPTIONS = (
         help="keep case for NIST, as mteval's -c (default: lowercase, ASCII letters only)",
         field="case_sensitive",
     ),
-    Option(
+    OptionSpec(
         ("--nist-docs",),
         "nist_docs",
         None,
@@ -489,7 +489,7 @@ OPTIONS = (
         "id of each input line, in step (sacrebleu --echo docid writes one)",
         config=False,
     ),
-    Option(
+    OptionSpec(
         ("--nist-order",),
         "nist_order",
         DEFAULT_ORDER,

@@ -166,7 +166,7 @@ def totals_problem(totals: Sequence[int], length: int, segments: int, items: str
 
 
 @dataclass(frozen=True)
-class Option:
+class OptionSpec:
     """One option, as plain data: its flags, what it takes, and its help.
 
     The command line builds its parser from these, the config file its
@@ -257,7 +257,9 @@ def _shown(bound: float | None) -> str:
     return f"{bound:g}"
 
 
-def option_values(options: Mapping[str, Any], metric_options: Sequence[Option]) -> dict[str, Any]:
+def option_values(
+    options: Mapping[str, Any], metric_options: Sequence[OptionSpec]
+) -> dict[str, Any]:
     """The values of a metric's options in resolved ``options``, by dest; a
     missing or None value takes the option's default."""
     values = {}
@@ -280,7 +282,7 @@ class MetricModule(Protocol):
     NAME: str
     TITLE: str
     Settings: Callable[..., Any]
-    OPTIONS: tuple[Option, ...]
+    OPTIONS: tuple[OptionSpec, ...]
     SCORE_ONLY: frozenset[str]
     SCORE_ONLY_ONE_REF: frozenset[str]
     SIGNATURE_SHORT: Mapping[str, str]

@@ -14,7 +14,7 @@ from typing import Any
 
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
-from bleustream.metrics.protocol import MetricModule, Option, Row
+from bleustream.metrics.protocol import MetricModule, OptionSpec, Row
 from bleustream.metrics.scores import Score, Signature
 
 METRICS: dict[str, MetricModule] = {
@@ -112,7 +112,7 @@ def default_options(name: str) -> dict[str, Any]:
     return {option.dest: option.default for option in METRICS[name].OPTIONS}
 
 
-def all_options() -> Iterator[tuple[MetricModule, Option]]:
+def all_options() -> Iterator[tuple[MetricModule, OptionSpec]]:
     """Every metric's options, metric by metric in registry order."""
     for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
         for option in metric.OPTIONS:

@@ -49,7 +49,7 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.metrics import bleu
-from bleustream.metrics.protocol import Option, Row, is_number
+from bleustream.metrics.protocol import OptionSpec, Row, is_number
 from bleustream.metrics.seeds import parse_seed
 
 CONVENTIONS = ("texygen", "sacrebleu")
@@ -276,7 +276,7 @@ TITLE = "Self-BLEU (the set's diversity; with --self-bleu)"
 CORPUS_WIDE = True
 
 OPTIONS = (
-    Option(
+    OptionSpec(
         ("--self-bleu",),
         "self_bleu",
         None,  # given, it chooses the metric: -m self-bleu
@@ -288,7 +288,7 @@ OPTIONS = (
         "sacrebleu (sentence_bleu with -tok, -lc, -s; 0 to 100)",
         field="convention",
     ),
-    Option(
+    OptionSpec(
         ("--sample",),
         "self_bleu_sample",
         0,
@@ -300,7 +300,7 @@ OPTIONS = (
         "(default: 0, every sentence)",
         field="sample",
     ),
-    Option(
+    OptionSpec(
         ("--self-bleu-column",),
         "self_bleu_column",
         0,

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from bleustream.metrics.protocol import (
     MAX_COUNT,
-    Option,
+    OptionSpec,
     Row,
     as_whole,
     is_number,
@@ -68,14 +68,14 @@ class TerResult:
 
 
 OPTIONS = (
-    Option(
+    OptionSpec(
         ("--ter-case-sensitive",),
         "ter_case_sensitive",
         False,
         kind="bool",
         help="enables case sensitivity for TER (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("--ter-asian-support",),
         "ter_asian_support",
         False,
@@ -83,14 +83,14 @@ OPTIONS = (
         help="enables special treatment of Asian characters for TER; acts with "
         "--ter-normalized or --ter-no-punct (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("--ter-no-punct",),
         "ter_no_punct",
         False,
         kind="bool",
         help="removes punctuation for TER (default: no)",
     ),
-    Option(
+    OptionSpec(
         ("--ter-normalized",),
         "ter_normalized",
         False,

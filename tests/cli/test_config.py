@@ -22,7 +22,7 @@ from bleustream.cli.config import Key, build_schema, check_value, render
 from bleustream.cli.options import DEFAULTS, config_options
 from bleustream.cli.parser import build_parser
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import Option
+from bleustream.metrics.protocol import OptionSpec
 
 # Mixed case, punctuation and Chinese: lowercasing and the tokenizer matter.
 PAIRS = [
@@ -497,7 +497,10 @@ def test_show_config_does_not_read_the_input(tmp_path: Path) -> None:
 def test_render_quotes_strings_as_toml() -> None:
     import_toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
     schema = build_schema(
-        [Option(("--name",), "name"), Option(("--ratio",), "ratio", kind="float", minimum=0)]
+        [
+            OptionSpec(("--name",), "name"),
+            OptionSpec(("--ratio",), "ratio", kind="float", minimum=0),
+        ]
     )
     tricky = 'a "quoted" \\ back\tslash\nnew\x01\x7f é 猫 \U0001f600'
     values = {"name": tricky, "ratio": 1e-05}
@@ -531,12 +534,12 @@ def test_every_default_is_a_key_named_after_its_long_option() -> None:
 
 def test_a_new_option_becomes_a_key() -> None:
     extra = [
-        Option(
+        OptionSpec(
             ("--test-layout",), "test_layout", "wide", kind="choice", choices=("wide", "narrow")
         ),
-        Option(("--test-batch-size",), "test_batch_size", 8, kind="int"),
-        Option(("--test-strip",), "test_strip", False, kind="bool"),
-        Option(("--test-tags",), "test_tags", None, multiple=True),
+        OptionSpec(("--test-batch-size",), "test_batch_size", 8, kind="int"),
+        OptionSpec(("--test-strip",), "test_strip", False, kind="bool"),
+        OptionSpec(("--test-tags",), "test_tags", None, multiple=True),
     ]
     schema = build_schema([*config_options(), *extra])
     assert schema["test-layout"] == Key(
@@ -554,7 +557,7 @@ def test_a_new_option_becomes_a_key() -> None:
 
 def test_a_default_without_an_option_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="'nothing' has no long command line option"):
-        build_schema([*config_options(), Option(("-n",), "nothing", 1)])
+        build_schema([*config_options(), OptionSpec(("-n",), "nothing", 1)])
 
 
 # ----------------------------------------------------------------------------

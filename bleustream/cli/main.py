@@ -50,6 +50,7 @@ from bleustream.kernels import KERNELS
 from bleustream.metrics import self_bleu
 from bleustream.metrics.registry import all_options, is_corpus_wide, specs_from
 from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
+from bleustream.tokenizers.registry import tokenizer_advice
 
 if TYPE_CHECKING:
     from bleustream.significance.resampling import Resampling
@@ -439,14 +440,6 @@ def _seed_from_environment(options: dict[str, Any]) -> None:
     options["origins"]["seed"] = "environment SACREBLEU_SEED"
 
 
-# SacreBLEU's advice when -tok is given and does not suit -l's target.
-_TOKENIZER_ADVICE = {
-    "zh": ("zh", "Chinese"),
-    "ja": ("ja-mecab", "Japanese"),
-    "ko": ("ko-mecab", "Korean"),
-}
-
-
 def warnings_of(options: dict[str, Any]) -> list[str]:
     """SacreBLEU's warnings about the settings, before anything is read, in
     its order (and in its mode, that a paired test's baseline given again
@@ -465,9 +458,9 @@ def warnings_of(options: dict[str, Any]) -> list[str]:
     given = options["origins"].get("tokenize") not in (FROM_DEFAULT, None)
     pair = options.get("language_pair")
     if "bleu" in options["metrics"] and given and pair and "-" in pair:
-        advice = _TOKENIZER_ADVICE.get(pair.split("-", 1)[1])
-        if advice and options["tokenize"] != advice[0]:
-            out.append(f"Consider using the '{advice[0]}' or 'spm' tokenizer for {advice[1]}.")
+        advice = tokenizer_advice(pair.split("-", 1)[1], options["tokenize"])
+        if advice is not None:
+            out.append(advice)
     return out
 
 

@@ -30,7 +30,12 @@ from bleustream.metrics.arguments import (
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
-from bleustream.tokenizers.registry import DEFAULT_TOKENIZER, LANGUAGE_TOKENIZERS, TOKENIZERS
+from bleustream.tokenizers.registry import (
+    DEFAULT_TOKENIZER,
+    LANGUAGE_TOKENIZERS,
+    TOKENIZERS,
+    tokenizer_advice,
+)
 
 
 def _warn(message: str, *args: Any) -> None:
@@ -255,14 +260,6 @@ class Metric:
         return f"{type(self).__name__}({self.spec.settings!r})"
 
 
-# SacreBLEU's advice when the target language's own tokenizer is not used.
-_LANGUAGE_HINTS = {
-    "zh": ("zh", "Chinese"),
-    "ja": ("ja-mecab", "Japanese"),
-    "ko": ("ko-mecab", "Korean"),
-}
-
-
 def _smooth_value(method: str, value: float | None) -> float | None:
     """SacreBLEU ignores a smoothing value given to a method that takes none."""
     return value if bleu.SMOOTH_DEFAULTS.get(method) is not None else None
@@ -302,9 +299,9 @@ class BLEU(Metric):
         if tokenize is None:
             tokenize = self._TOKENIZER_MAP.get(trg_lang, self.TOKENIZER_DEFAULT)
         else:
-            for lang, (wanted, name) in _LANGUAGE_HINTS.items():
-                if trg_lang == lang and tokenize != wanted:
-                    _warn("Consider using the '%s' or 'spm' tokenizer for %s.", wanted, name)
+            advice = tokenizer_advice(trg_lang, tokenize)
+            if advice is not None:
+                _warn(advice)
         self.lowercase, self.trg_lang, self.tokenize = bool(lowercase), trg_lang, tokenize
         self.smooth_method, self.smooth_value = smooth_method, smooth_value
         self.max_ngram_order, self.effective_order = max_ngram_order, bool(effective_order)

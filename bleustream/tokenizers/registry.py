@@ -309,8 +309,19 @@ TOKENIZERS: dict[str, Tokenizer] = {
 
 DEFAULT_TOKENIZER = "13a"
 
-# SacreBLEU's tokenizer for a target language when none is chosen.
+# SacreBLEU's tokenizer for a target language when none is chosen, and
+# the language's name in its advice when another one is.
 LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
+
+
+def tokenizer_advice(target: str, tokenize: str) -> str | None:
+    """SacreBLEU's advice when tokenizer ``tokenize`` is chosen for a target
+    language that has a tokenizer of its own, another one; else None."""
+    wanted = LANGUAGE_TOKENIZERS.get(target)
+    if wanted is None or tokenize == wanted:
+        return None
+    return f"Consider using the '{wanted}' or 'spm' tokenizer for {LANGUAGE_NAMES[target]}."
 
 
 def tokenizer_signature(name: str) -> str:

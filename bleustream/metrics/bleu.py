@@ -609,31 +609,29 @@ def score_object(bleu: BleuResult, settings: Settings) -> BLEUScore:
 
 
 def json_fields(bleu: BleuResult, settings: Settings) -> dict[str, Any]:
-    stats = bleu.stats
     return {
         "precisions": list(bleu.precisions),
         "bp": bleu.bp,
         "ratio": float(bleu.ratio),
-        "counts": list(stats.matches),
-        "totals": list(stats.totals),
-        "hyp_len": stats.hyp_len,
-        "ref_len": stats.ref_len,
+        "counts": bleu.counts,
+        "totals": bleu.totals,
+        "hyp_len": bleu.sys_len,
+        "ref_len": bleu.ref_len,
         **({"bleu_orders": list(bleu.by_order)} if bleu.by_order is not None else {}),
     }
 
 
 def tsv_fields(bleu: BleuResult, settings: Settings) -> list[tuple[str, str]]:
-    stats = bleu.stats
     orders = range(1, settings.max_order + 1)
     return [
         ("bleu", repr(bleu.score)),
         *((f"p{n}", repr(p)) for n, p in zip(orders, bleu.precisions)),
         ("bp", repr(bleu.bp)),
         ("ratio", repr(float(bleu.ratio))),
-        ("hyp_len", str(stats.hyp_len)),
-        ("ref_len", str(stats.ref_len)),
-        *((f"m{n}", str(m)) for n, m in zip(orders, stats.matches)),
-        *((f"t{n}", str(t)) for n, t in zip(orders, stats.totals)),
+        ("hyp_len", str(bleu.sys_len)),
+        ("ref_len", str(bleu.ref_len)),
+        *((f"m{n}", str(m)) for n, m in zip(orders, bleu.counts)),
+        *((f"t{n}", str(t)) for n, t in zip(orders, bleu.totals)),
         *((f"bleu{n}", repr(b)) for n, b in zip(orders, bleu.by_order or ())),
     ]
 
@@ -641,11 +639,10 @@ def tsv_fields(bleu: BleuResult, settings: Settings) -> list[tuple[str, str]]:
 def verbose(bleu: BleuResult, settings: Settings, width: int = 1) -> str:
     """SacreBLEU's detail after the score (its digits, whatever ``width``),
     then BLEU-1..N to ``width`` decimals, as the score."""
-    stats = bleu.stats
     precisions = "/".join(f"{p:.1f}" for p in bleu.precisions)
     detail = (
         f"{precisions} (BP = {bleu.bp:.3f} ratio = {bleu.ratio:.3f} "
-        f"hyp_len = {stats.hyp_len:d} ref_len = {stats.ref_len:d})"
+        f"hyp_len = {bleu.sys_len:d} ref_len = {bleu.ref_len:d})"
     )
     if bleu.by_order is not None:
         orders = "/".join(f"{b:.{width}f}" for b in bleu.by_order)

@@ -35,7 +35,6 @@ import heapq
 import os
 import re
 import sys
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -53,7 +52,6 @@ from bleustream.errors import (
     BleustreamError,
     InputError,
     OpenError,
-    ReadError,
     UsageError,
     failure_status,
 )
@@ -64,7 +62,15 @@ from bleustream.inputs.items import (
     plain_segments,
     summed_batches,
 )
-from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, open_source
+from bleustream.inputs.lines import (
+    GZIP_FAILURES,
+    READ_FAILURES,
+    BadLinePolicy,
+    LineSource,
+    check_encoding,
+    open_source,
+    read_failure,
+)
 from bleustream.metrics.counting import (
     Rows,
     Summed,
@@ -169,10 +175,8 @@ def index_file(
     with _open_binary(path, name) as stream:
         try:
             found.read(stream)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", name, found.lines + 1) from None
-        except OSError as exc:
-            raise ReadError(f"read error: {exc.strerror or exc}", name, found.lines + 1) from None
+        except READ_FAILURES as exc:
+            raise read_failure(exc, name, found.lines + 1) from None
     lines = found.lines
     nfields = _first_line_fields(path, name, encoding, errors) if fields and lines else 0
     return FileIndex(name, lines, found.stride, tuple(found.marks), nfields)
@@ -429,8 +433,8 @@ class Job:
                 sources.append(source)
                 try:
                     stream.seek(offset)
-                except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                    raise InputError(f"corrupt gzip data ({exc})", name) from None
+                except GZIP_FAILURES as exc:
+                    raise read_failure(exc, name) from None
                 source.line = part.first  # messages give the line numbers of the whole file
             nfields = part.nfields if part.first else 0
             segments = plain_segments(reading, sources, policy, nfields)

@@ -152,12 +152,8 @@ class LineSource:
         """The bytes of the next line, without its line end."""
         try:
             raw = self._readline()
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", self.name, self.line + 1) from None
-        except OSError as exc:
-            raise ReadError(
-                f"read error: {exc.strerror or exc}", self.name, self.line + 1
-            ) from None
+        except READ_FAILURES as exc:
+            raise read_failure(exc, self.name, self.line + 1) from None
         if not raw:
             raise StopIteration
         if self._universal and b"\r" in raw:
@@ -178,6 +174,21 @@ class LineSource:
 
     def close(self) -> None:
         self._stream.close()
+
+
+# What reading a file can raise: a ``.gz`` file's corrupt data (zlib's
+# errors, a truncated stream's EOFError, ``gzip.BadGzipFile``) or the
+# system's read error.  ``read_failure`` says each as the command does.
+GZIP_FAILURES = (EOFError, zlib.error, gzip.BadGzipFile)
+READ_FAILURES = (*GZIP_FAILURES, OSError)
+
+
+def read_failure(exc: BaseException, name: str, line: int | None = None) -> InputError | ReadError:
+    """One of ``READ_FAILURES`` as the command's error: corrupt gzip data is
+    bad input (65), any other error a failed read (74)."""
+    if isinstance(exc, GZIP_FAILURES):
+        return InputError(f"corrupt gzip data ({exc})", name, line)
+    return ReadError(f"read error: {getattr(exc, 'strerror', None) or exc}", name, line)
 
 
 def _codec_label(encoding: str) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
 from bleustream.errors import Interrupted, ReadError
+from bleustream.inputs.lines import read_failure
 from bleustream.kernels import native
 
 BLOCK_LINES = 8192  # lines of every file in a block
@@ -300,7 +301,7 @@ def open_span(span: Span) -> BinaryIO:
         raw.seek(span.start)
     except OSError as exc:
         raw.close()
-        raise ReadError(f"read error: {exc.strerror or exc}", span.path) from None
+        raise read_failure(exc, span.path) from None
     except BaseException:
         raw.close()
         raise

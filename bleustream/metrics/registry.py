@@ -107,11 +107,6 @@ def spec_by_name(name: str, settings: Any) -> Spec:
     return Spec(metric_of(name), settings)
 
 
-def default_options(name: str) -> dict[str, Any]:
-    """A metric's built-in option values, by dest."""
-    return {option.dest: option.default for option in METRICS[name].OPTIONS}
-
-
 def all_options() -> Iterator[tuple[MetricModule, OptionSpec]]:
     """Every metric's options, metric by metric in registry order."""
     for metric in (*METRICS.values(), *CORPUS_METRICS.values()):

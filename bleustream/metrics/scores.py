@@ -59,6 +59,16 @@ _COMMON_ARGS = {
 }
 
 
+def signature_text(fields: Mapping[str, Any], short_names: Mapping[str, str] | None = None) -> str:
+    """The signature's text, ``key:value`` joined by ``|`` in the fields'
+    order; with ``short_names`` (``COMMON_SHORT`` and a metric's), SacreBLEU's
+    ``--short`` names where it has them.  The one rule for the text: the
+    records' signatures and ``Signature.format`` both write it so."""
+    if short_names is None:
+        return "|".join(f"{key}:{value}" for key, value in fields.items())
+    return "|".join(f"{short_names.get(key, key)}:{value}" for key, value in fields.items())
+
+
 class Signature:
     """A reproducibility signature, as SacreBLEU's ``Signature``.
 
@@ -103,7 +113,7 @@ class Signature:
 
     def format(self, short: bool = False) -> str:
         """The signature text; ``short`` uses SacreBLEU's abbreviations."""
-        pairs = []
+        fields = {}
         keys = [key for key in self.info if key != "version"]
         for key in [*keys, "version"]:
             value = self.info.get(key)
@@ -111,9 +121,8 @@ class Signature:
                 continue
             if isinstance(value, bool):
                 value = "yes" if value else "no"
-            name = self._abbr.get(key, key) if short else key
-            pairs.append(f"{name}:{value}")
-        return "|".join(pairs)
+            fields[key] = value
+        return signature_text(fields, self._abbr if short else None)
 
     def update(self, key: str, value: Any) -> None:
         """Adds a field or changes one."""

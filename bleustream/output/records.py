@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from bleustream.errors import count_of
 from bleustream.metrics.registry import Spec
-from bleustream.metrics.scores import COMMON_SHORT
+from bleustream.metrics.scores import COMMON_SHORT, signature_text
 from bleustream.metrics.stats_record import record_object
 
 FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
@@ -94,9 +94,8 @@ def format_signature(fields: dict[str, str], short_keys: Mapping[str, str] | Non
     """``key:value|...``; with ``short_keys`` (a metric's ``SIGNATURE_SHORT``),
     SacreBLEU's ``--short`` form."""
     if short_keys is None:
-        return "|".join(f"{key}:{value}" for key, value in fields.items())
-    names = {**COMMON_SHORT, **short_keys}
-    return "|".join(f"{names.get(key, key)}:{value}" for key, value in fields.items())
+        return signature_text(fields)
+    return signature_text(fields, {**COMMON_SHORT, **short_keys})
 
 
 def _scores_only(record: Record, ctx: Context) -> str:

@@ -17,8 +17,10 @@ exceptions too (the pure side is cheap).  Token-ID BLEU's rows
 (``token_rows``) are counted every iteration from streams of random
 integer buffers (every item size, signed and unsigned, 2-D views too, ids
 at the ends of their range, random starts, lengths and padding id) and
-compared with the pure ``py_token_rows`` every ``FUZZ_COMPARE``-th.  Exits
-non-zero on the first difference.
+compared with the pure ``py_token_rows`` every ``FUZZ_COMPARE``-th.  The
+analyses' counting (``add_words``, ``add_ngram_matches``) gets this
+iteration's tokens, compared (dicts, their key order, rows) every
+``FUZZ_COMPARE``-th.  Exits non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from bleustream import kernels
+from bleustream.analysis import ngrams as analysis_ngrams
+from bleustream.analysis import words as analysis_words
 from bleustream.metrics import bleu, chrf, ngrams, ter_search, token_bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
@@ -294,6 +298,38 @@ def check_id_lists(rng: random.Random) -> None:
     assert array("q", got[1]).tolist() == [len(s) for s in batch], batch
 
 
+def check_analysis(
+    rng: random.Random, hyp: list[str], refs: list[list[str]], compare: bool
+) -> None:
+    """add_words and add_ngram_matches on a segment's tokens (the reference
+    and the other systems' from the references, sliced), against the pure
+    twins every ``compare`` iteration."""
+    systems = rng.randint(0, 3)
+    hyps = [hyp, *(r[rng.randrange(len(r) + 1) :] for r in refs)][: systems + rng.randint(0, 1)]
+    ref = refs[0]
+    keep = rng.random() < 0.5
+    low = rng.randint(1, 4)
+    high = low + rng.randint(0, 3)
+    states = []
+    for add_words, add_ngrams in (
+        (N.add_words, N.add_ngram_matches),
+        (analysis_words.py_add_words, analysis_ngrams.py_add_ngram_matches),
+    ):
+        ids: dict[str, int] | None = {"a": 0} if keep else None
+        known: list[str] | None = ["a"] if keep else None
+        ref_total: dict[str, int] = {}
+        outs: list[dict[str, int]] = [{} for _ in range(systems)]
+        matches: list[dict[str, int]] = [{} for _ in range(systems)]
+        kept: list[dict[tuple[str, ...], int]] = [{} for _ in range(systems)]
+        row = add_words(ref, hyps, ref_total, outs, matches, ids, known)
+        add_ngrams(ref, hyps, low, high, kept)
+        states.append((row, ref_total, outs, matches, kept, ids, known))
+        if not compare:
+            break
+    if compare:  # repr: the dicts' key order too
+        assert repr(states[0]) == repr(states[1]), (ref, hyps, low, high)
+
+
 def main(argv: list[str]) -> int:
     iterations = int(argv[1]) if len(argv) > 1 else 100_000
     seed = int(argv[2]) if len(argv) > 2 else 0
@@ -403,6 +439,7 @@ def main(argv: list[str]) -> int:
         deferred += check_scores(rng, max_order, own, compare)
         check_token_rows(rng, compare)
         check_id_lists(rng)
+        check_analysis(rng, ht, toks, compare)
         scored += 1
         if compare:
             for tokenize, rows in (

@@ -100,6 +100,18 @@ def main(argv: list[str]) -> int:
     inputs += [ids, id_hyps, id_refs, padded, id_padded, id_bad, id_past, id_big]
     inputs += [long_ids, id_long, id_long_refs]
 
+    # The analyses' running dicts (their keys settle after the first call).
+    w_total: dict[str, int] = {}
+    w_outs: list[dict[str, int]] = [{}, {}]
+    w_matches: list[dict[str, int]] = [{}, {}]
+    w_ids: dict[str, int] = {}
+    w_words: list[str] = []
+    g_kept: list[dict[tuple[str, ...], int]] = [{}, {}]
+    a_hyps = [hyp_tokens, ref_tokens[2:]]
+    inputs += [w_total, w_outs, w_matches, w_ids, w_words, g_kept, a_hyps]
+    N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, w_words)
+    N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, g_kept)  # the keys hold the tokens from here on
+
     def failing(row: Any, signature: str) -> Any:
         raise RuntimeError("the fallback failed")
 
@@ -139,6 +151,12 @@ def main(argv: list[str]) -> int:
         lambda: N.token_rows(id_hyps, id_refs, 4, 2**64, 0, 2),
         lambda: N.token_rows(id_hyps, id_refs, 4, None, 0, 3),
         lambda: N.token_rows(id_hyps, (), 4, None, 0, 2),
+        lambda: N.add_words(ref_tokens, [hyp_tokens, [*ref_tokens, 3]], w_total, w_outs, w_matches),
+        lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, [{}, []]),
+        lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, None),
+        lambda: N.add_ngram_matches(ref_tokens, [hyp_tokens, [None]], 1, 4, g_kept),
+        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 0, 4, g_kept),
+        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, [{}, ()]),
     ]
 
     def error_paths() -> None:
@@ -180,6 +198,18 @@ def main(argv: list[str]) -> int:
             1,
         ),
         "token_rows, 200 ids": (lambda: N.token_rows(id_long, id_long_refs, 4, None, 0, 1), 1),
+        "add_words, 2 systems": (
+            lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches),
+            1,
+        ),
+        "add_words, kept row": (
+            lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, w_words),
+            1,
+        ),
+        "add_ngram_matches": (
+            lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, g_kept),
+            1,
+        ),
         "error paths": (error_paths, len(errors)),
     }
     only = os.environ.get("LEAKCHECK_ONLY")

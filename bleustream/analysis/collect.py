@@ -34,6 +34,25 @@ from bleustream.metrics.registry import Spec
 from bleustream.significance.resampling import SegmentStore
 
 
+def _summed(
+    totals: Sequence[Sequence[Row]], rows: Sequence[Sequence[Row]]
+) -> list[tuple[Row, ...]]:
+    """Per system, its summed rows with one segment's added."""
+    return [tuple(map(add_rows, t, r)) for t, r in zip(totals, rows)]
+
+
+def _bucket_values(
+    ref_words: Sequence[str], hyp_words: Sequence[Sequence[str]], sentence: Sequence[float]
+) -> tuple[Sequence[float], ...]:
+    """Each system's value for each kind of sentence bucket (SENTENCE_KINDS's order)."""
+    ref_len = len(ref_words)
+    return (
+        [ref_len] * len(hyp_words),
+        [len(h) - ref_len for h in hyp_words],
+        sentence,
+    )
+
+
 def bleu_index(specs: Sequence[Spec]) -> int:
     """Where BLEU is among the metrics: sentence scores and words need it."""
     for index, spec in enumerate(specs):
@@ -106,23 +125,22 @@ class Analyzer:
         index = self.offset + self.segments
         self.segments += 1
         self.nrefs.add(len(refs))
-        self.totals = [tuple(map(add_rows, t, r)) for t, r in zip(self.totals, rows)]
+        self.totals = _summed(self.totals, rows)
         tokenize = self.tokenize
         ref_words = tokenize(refs[0])
         hyp_words = [tokenize(hyp) for hyp in hyps]
         # Sentence BLEU, as Spec.sentence_score gives it, with its settings made once.
-        sentence = [bleu.with_orders(r[self.bleu], self._sentence_settings).score for r in rows]
-        values = self._bucket_values(ref_words, hyp_words, sentence)
-        for kind, per_system in values.items():
-            edges = self.edges[kind]
+        at, settings = self.bleu, self._sentence_settings
+        sentence = [bleu.with_orders(r[at], settings).score for r in rows]
+        for kind, per_system in zip(SENTENCE_KINDS, _bucket_values(ref_words, hyp_words, sentence)):
+            index_of = self.edges[kind].index
+            own = self.own_counts[kind]
             for s, value in enumerate(per_system):
-                self.own_counts[kind][s][edges.index(value)] += 1
-            bucket = edges.index(per_system[0])
+                own[s][index_of(value)] += 1
+            bucket = index_of(per_system[0])
             self.bucket_segments[kind][bucket] += 1
-            summed = self.bucket_rows[kind][bucket]
-            self.bucket_rows[kind][bucket] = [
-                tuple(map(add_rows, t, r)) for t, r in zip(summed, rows)
-            ]
+            summed = self.bucket_rows[kind]
+            summed[bucket] = _summed(summed[bucket], rows)
             if self.keys is not None:
                 self.keys[kind].append(bucket)
         if self.store is not None:
@@ -132,18 +150,6 @@ class Analyzer:
         for s, kept in enumerate(self.examples, start=1):
             kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
         self.running.add(self.offset + self.segments, self.totals)
-
-    @staticmethod
-    def _bucket_values(
-        ref_words: Sequence[str], hyp_words: Sequence[Sequence[str]], sentence: Sequence[float]
-    ) -> dict[str, list[float]]:
-        """Each system's value for each kind of sentence bucket."""
-        ref_len = len(ref_words)
-        return {
-            "length": [ref_len] * len(hyp_words),
-            "length_diff": [len(h) - ref_len for h in hyp_words],
-            "sentence_bleu": list(sentence),
-        }
 
     def merge(self, other: Analyzer) -> None:
         """Adds the analysis of the segments that follow this one's (a worker's

@@ -1,0 +1,187 @@
+"""The compiled counting of ``--analyze`` against its pure-Python twins.
+
+``add_words`` (word accuracy by frequency) and ``add_ngram_matches``
+(n-gram differences) add one segment's counts to running dicts.  The C
+functions of ``bleustream._native._kernels`` must leave every dict exactly
+as the pure ones (``analysis.words.py_add_words``,
+``analysis.ngrams.py_add_ngram_matches``) do: the same keys, counts and key
+order, the same kept-segment row, the same new word numbers; on
+Hypothesis segments (empty ones, repeated words, any Unicode including lone
+surrogates), over a stream of segments, and on the real TED set.  Loaded
+directly, they run in the pure-Python run of the suite too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bleustream.analysis import ngrams, words
+
+
+def _load_native() -> ModuleType | None:
+    try:
+        return importlib.import_module("bleustream._native._kernels")
+    except ImportError:
+        return None
+
+
+N = _load_native()
+needs_native = pytest.mark.skipif(
+    N is None, reason="the C extension bleustream._native._kernels is not built"
+)
+
+POOL = ["a", "b", "the", "", "é", "e\u0301", "\ud800", "\udfff", "\U0001f600", "中文", "x" * 40]
+WORD = st.one_of(st.sampled_from(POOL), st.text(max_size=4))
+SEGMENT = st.lists(WORD, max_size=25)
+EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+TED = Path(__file__).resolve().parents[2].parent / "shared/data/real/compare-mt-ted-slk-en-tok"
+
+
+def _described(value: Any) -> Any:
+    """Dicts with their key order, so an order that differs fails too."""
+    if isinstance(value, dict):
+        return [(k, type(v), v) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_described(v) for v in value]
+    return value
+
+
+def _words_state(systems: int, keep: bool) -> dict[str, Any]:
+    return {
+        "ref_total": {"a": 2},
+        "outs": [{"b": 1} for _ in range(systems)],
+        "matches": [{"the": 3} for _ in range(systems)],
+        "ids": {"b": 0} if keep else None,
+        "words": ["b"] if keep else None,
+    }
+
+
+def _add_words(func: Any, state: dict[str, Any], ref: list[str], hyps: list[list[str]]) -> Any:
+    return func(
+        ref, hyps, state["ref_total"], state["outs"], state["matches"], state["ids"], state["words"]
+    )
+
+
+def _words_equal(
+    segments: Sequence[tuple[list[str], list[list[str]]]], systems: int, keep: bool
+) -> None:
+    assert N is not None
+    pure, compiled = _words_state(systems, keep), _words_state(systems, keep)
+    for ref, hyps in segments:
+        expected = _add_words(words.py_add_words, pure, ref, hyps)
+        got = _add_words(N.add_words, compiled, ref, hyps)
+        assert _described(got) == _described(expected)
+        if keep:
+            assert all(type(v) is int for v in got)
+        else:
+            assert got is None
+    assert {k: _described(v) for k, v in compiled.items()} == {
+        k: _described(v) for k, v in pure.items()
+    }
+
+
+def _ngrams_equal(
+    segments: Sequence[tuple[list[str], list[list[str]]]], systems: int, low: int, high: int
+) -> None:
+    assert N is not None
+    pure = [{("a",): 1} for _ in range(systems)]
+    compiled = [{("a",): 1} for _ in range(systems)]
+    for ref, hyps in segments:
+        assert ngrams.py_add_ngram_matches(ref, hyps, low, high, pure) is None
+        assert N.add_ngram_matches(ref, hyps, low, high, compiled) is None
+        assert _described(compiled) == _described(pure)
+
+
+@needs_native
+@EXAMPLES
+@given(
+    st.lists(st.tuples(SEGMENT, st.lists(SEGMENT, max_size=4)), min_size=1, max_size=4),
+    st.integers(0, 3),
+    st.booleans(),
+)
+def test_words_count_as_the_pure_code(
+    segments: list[tuple[list[str], list[list[str]]]], systems: int, keep: bool
+) -> None:
+    # hyps may hold more or fewer lists than there are systems: zip's rule.
+    _words_equal(segments, systems, keep)
+
+
+@needs_native
+@EXAMPLES
+@given(
+    st.lists(st.tuples(SEGMENT, st.lists(SEGMENT, max_size=4)), min_size=1, max_size=4),
+    st.integers(0, 3),
+    st.integers(1, 5),
+    st.integers(0, 4),
+)
+def test_ngram_matches_count_as_the_pure_code(
+    segments: list[tuple[list[str], list[list[str]]]], systems: int, low: int, more: int
+) -> None:
+    _ngrams_equal(segments, systems, low, low + more)
+
+
+@needs_native
+def test_repeated_words_and_empty_segments() -> None:
+    cases = [
+        ([], [[], []]),
+        (["a"] * 7, [["a"] * 3, ["a"] * 9]),
+        (["a", "b"] * 5, [["b", "a"] * 6, []]),
+        ([""] * 3, [["", ""], ["\ud800", ""]]),
+        (["x"] * 300, [["x"] * 301, ["x", "y"] * 150]),
+    ]
+    _words_equal(cases, 2, keep=True)
+    _words_equal(cases, 2, keep=False)
+    for low in range(1, 5):
+        for high in range(low, 7):
+            _ngrams_equal(cases, 2, low, high)
+
+
+@needs_native
+@pytest.mark.skipif(not TED.is_dir(), reason=f"real data {TED} not present")
+def test_real_ted_stream() -> None:
+    lines = [
+        (TED / name).read_text(encoding="utf-8").splitlines()[:400]
+        for name in ("ted.ref.eng", "ted.sys1.eng", "ted.sys2.eng")
+    ]
+    segments = [(r.split(), [a.split(), b.split()]) for r, a, b in zip(*lines)]
+    _words_equal(segments, 2, keep=True)
+    _words_equal(segments, 2, keep=False)
+    _ngrams_equal(segments, 2, 1, 4)
+
+
+@needs_native
+def test_bad_arguments_raise() -> None:
+    assert N is not None
+    with pytest.raises(TypeError):
+        N.add_words(["a", 1], [["a"]], {}, [{}], [{}])
+    with pytest.raises(TypeError):
+        N.add_words(["a"], [["a"]], [], [{}], [{}])
+    with pytest.raises(TypeError):
+        N.add_words(["a"], [["a"]], {}, [[]], [{}])
+    with pytest.raises(TypeError):
+        N.add_words(["a"], [["a"]], {}, [{}], [{}], {}, None)
+    with pytest.raises(TypeError):
+        N.add_words(["a"], [["a"]], {}, [{}])
+    with pytest.raises(TypeError):
+        N.add_ngram_matches(["a"], [[None]], 1, 2, [{}])
+    with pytest.raises(TypeError):
+        N.add_ngram_matches(["a"], [["a"]], 1, 2, [[]])
+    for low, high in ((0, 2), (3, 2), (-1, -1)):
+        with pytest.raises(ValueError):
+            N.add_ngram_matches(["a"], [["a"]], low, high, [{}])
+        with pytest.raises(ValueError):
+            ngrams.py_add_ngram_matches(["a"], [["a"]], low, high, [{}])
+    with pytest.raises(OverflowError):
+        N.add_ngram_matches(["a"], [["a"]], 1, 2**70, [{}])
+    # A count that is not an int adds as Python adds.
+    total: dict[str, Any] = {"a": 1.5}
+    N.add_words(["a", "a"], [], total, [], [])
+    assert total == {"a": 3.5}

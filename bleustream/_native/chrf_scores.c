@@ -21,8 +21,6 @@
 #include "kernels.h"
 
 #define EPS 1e-16 /* chrf._EPS, SacreBLEU's */
-/* Every whole number of at most 2**53 in magnitude is a double exactly. */
-#define EXACT_LIMIT 9007199254740992LL
 
 int
 chrf_f_settings(ChrfF *f, const ChrfOrders *o, PyObject *beta, PyObject *eps_smoothing)
@@ -109,20 +107,12 @@ static const char *const attr_names[N_ATTRS] = {
 static int
 row_counts(PyObject *row, Py_ssize_t size, Py_ssize_t *out)
 {
+    long long exact[3 * 2 * CHRF_MAX_ORDER];
     Py_ssize_t k;
-    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != size)
+    if (size > 3 * 2 * CHRF_MAX_ORDER || !bs_exact_row(row, size, exact))
         return 0;
-    for (k = 0; k < size; k++) {
-        PyObject *item = PyTuple_GET_ITEM(row, k);
-        int overflow;
-        long long x;
-        if (!PyLong_CheckExact(item))
-            return 0;
-        x = PyLong_AsLongLongAndOverflow(item, &overflow);
-        if (overflow || x > EXACT_LIMIT || x < -EXACT_LIMIT)
-            return 0;
-        out[k] = (Py_ssize_t)x;
-    }
+    for (k = 0; k < size; k++)
+        out[k] = (Py_ssize_t)exact[k];
     return 1;
 }
 

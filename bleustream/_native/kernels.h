@@ -117,6 +117,18 @@ BS_INTERNAL int bs_parse_args(const char *fname, PyObject *const *args, Py_ssize
 BS_INTERNAL int bs_check_str(PyObject *o, const char *what);
 
 /* ------------------------------------------------------------------ */
+/* score rows (scores.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/* Every whole number of at most 2**53 in magnitude is a double exactly. */
+#define BS_EXACT_LIMIT 9007199254740992LL
+
+/* A score row's numbers into out[0 .. size), when it is a tuple of `size`
+ * ints within BS_EXACT_LIMIT (each a double exactly): 1; 0 when the pure
+ * code must read it.  BLEU's and chrF's score objects read rows with it. */
+BS_INTERNAL int bs_exact_row(PyObject *row, Py_ssize_t size, long long *out);
+
+/* ------------------------------------------------------------------ */
 /* hashing and token views                                             */
 /* ------------------------------------------------------------------ */
 

@@ -39,8 +39,6 @@ enum { SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE };
 
 /* bleustream.metrics.bleu.MAX_ORDER */
 #define MAX_SCORE_ORDER 100
-/* Every whole number of at most 2**53 in magnitude is a double exactly. */
-#define EXACT_LIMIT 9007199254740992LL
 
 /* ------------------------------------------------------------------ */
 /* Python's sum() of floats, started at the int 0                      */
@@ -144,10 +142,10 @@ error:
 /* bleu_of_row                                                         */
 /* ------------------------------------------------------------------ */
 
-/* A row's numbers, when it is a tuple of `size` ints that convert to double
- * exactly: 1; 0 when the pure code must read it. */
-static int
-row_numbers(PyObject *row, Py_ssize_t size, long long *out)
+/* A row's numbers, when they are doubles exactly (see kernels.h); the
+ * chrF score objects read their rows with it too. */
+int
+bs_exact_row(PyObject *row, Py_ssize_t size, long long *out)
 {
     Py_ssize_t k;
     if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != size)
@@ -159,7 +157,7 @@ row_numbers(PyObject *row, Py_ssize_t size, long long *out)
         if (!PyLong_CheckExact(item))
             return 0;
         x = PyLong_AsLongLongAndOverflow(item, &overflow);
-        if (overflow || x > EXACT_LIMIT || x < -EXACT_LIMIT)
+        if (overflow || x > BS_EXACT_LIMIT || x < -BS_EXACT_LIMIT)
             return 0;
         out[k] = x;
     }
@@ -442,7 +440,7 @@ score_object(PyTypeObject *cls, PyObject *empty, const Shared *shared, double sc
     PyObject *const *names = shared->names;
     Py_ssize_t n;
     int k, ok = 1;
-    /* The row's numbers are exact ints (row_numbers): int(x) is x. */
+    /* The row's numbers are exact ints (bs_exact_row): int(x) is x. */
     sys_len = PyLong_AsLongLong(PyTuple_GET_ITEM(row, 0));
     ref_len = PyLong_AsLongLong(PyTuple_GET_ITEM(row, 1));
     ratio = ref_len ? (double)sys_len / (double)ref_len : 0.0;
@@ -594,7 +592,7 @@ BS_FASTCALL(bs_bleu_scores)
     for (i = 0; i < n; i++) {
         PyObject *row = PyTuple_GET_ITEM(rows, i), *obj;
         double score, bp;
-        if (state->sum_exact == 1 && row_numbers(row, size, numbers) &&
+        if (state->sum_exact == 1 && bs_exact_row(row, size, numbers) &&
             bleu_of_row(&st, numbers, &score, &bp, prec) && short_texts(prec, st.order))
             obj = score_object((PyTypeObject *)cls, empty, &shared, score, bp, prec, st.order,
                                row, signature);

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bleustream.extras import install_command
+
 __all__ = ["evaluate_module_path"]
 
 
@@ -16,5 +18,5 @@ def evaluate_module_path() -> str:
     try:
         import evaluate  # noqa: F401 - what the module runs on
     except ImportError:
-        raise ImportError("needs Hugging Face evaluate: pip install 'bleustream[hf]'") from None
+        raise ImportError(f"needs Hugging Face evaluate: {install_command('hf')}") from None
     return str(Path(__file__).resolve().parent / "bleustream_metric")

@@ -57,7 +57,6 @@ from typing import Any, Callable
 
 from bleustream.kernels import native
 from bleustream.metrics.chrf_batches import c_count_lines, c_score_objects
-from bleustream.metrics.chrf_records import row_problem
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     OptionSpec,
@@ -225,7 +224,10 @@ def row_size(settings: Settings) -> int:
 def check_row(
     row: Sequence[Any], settings: Settings, segments: int, nrefs: int | str
 ) -> str | None:
-    """What a run could not have written in ``row`` (``chrf_records.row_problem``)."""
+    """What a run could not have written in ``row`` (``chrf_records.row_problem``,
+    loaded when statistics are read back)."""
+    from bleustream.metrics.chrf_records import row_problem
+
     return row_problem(row, settings, segments)
 
 

@@ -50,7 +50,6 @@ from typing import Any, Callable
 from bleustream._version import __version__
 from bleustream.metrics import bleu
 from bleustream.metrics.protocol import OptionSpec, Row, is_number
-from bleustream.metrics.seeds import parse_seed
 
 CONVENTIONS = ("texygen", "sacrebleu")
 DEFAULT_SEED = 12345  # --seed's, SacreBLEU's
@@ -324,6 +323,8 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     convention = options.get("self_bleu") or DEFAULT_CONVENTION
     order = int(options.get("max_ngram_order") or bleu.DEFAULT_MAX_ORDER)
     tokenize = options.get("tokenize") or "none"
+    from bleustream.metrics.seeds import parse_seed  # here: Self-BLEU is loaded with every run
+
     seed = parse_seed(str(options.get("seed", DEFAULT_SEED)))
     sentence_bleu = bleu.DEFAULT_SETTINGS
     if convention == "sacrebleu":

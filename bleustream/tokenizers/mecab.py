@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import UsageError, lone_surrogate
-from bleustream.extras import require
 
 
 @dataclass(frozen=True)
@@ -71,6 +70,8 @@ _TAGGERS: dict[str, Any] = {}
 
 def _make_tagger(spec: MecabSpec) -> Any:
     """A wakati tagger, checked as SacreBLEU checks it; UsageError if it cannot be had."""
+    from bleustream.extras import require  # here: mecab is loaded with every run
+
     what = f"-tok {spec.name}"
     mecab = require(spec.module, what, spec.needs, spec.extra)
     dictionary = require(spec.dictionary, what, spec.needs, spec.extra)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import OpenError, lone_surrogate
-from bleustream.extras import require
 
 
 @dataclass(frozen=True)
@@ -69,6 +68,8 @@ def model_path(name: str) -> str:
 
 def _load(name: str) -> Callable[[str], list[str]]:
     """The model's ``EncodeAsPieces``; UsageError or OpenError if it cannot be had."""
+    from bleustream.extras import require  # here: spm is loaded with every run
+
     sentencepiece = require("sentencepiece", f"-tok {name}", "SentencePiece", "spm")
     path = model_path(name)
     if not os.path.exists(path):

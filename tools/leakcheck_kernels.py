@@ -99,6 +99,9 @@ def main(argv: list[str]) -> int:
     id_long_refs = [(long_ids, array("q", [150]), array("q", [200]))]
     inputs += [ids, id_hyps, id_refs, padded, id_padded, id_bad, id_past, id_big]
     inputs += [long_ids, id_long, id_long_refs]
+    id_lists = [[5, 1, 2**63 - 1], [], (-(2**63), 7)]
+    id_lists_odd = [[5, 1], [2, True]]
+    inputs += [id_lists, id_lists_odd, *id_lists, *id_lists_odd]
 
     # The analyses' running dicts (their keys settle after the first call).
     w_total: dict[str, int] = {}
@@ -198,6 +201,8 @@ def main(argv: list[str]) -> int:
             1,
         ),
         "token_rows, 200 ids": (lambda: N.token_rows(id_long, id_long_refs, 4, None, 0, 1), 1),
+        "token_rows' id_lists": (lambda: N.id_lists(id_lists), 1),
+        "token_rows' id_lists, None": (lambda: N.id_lists(id_lists_odd), 1),
         "add_words, 2 systems": (
             lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches),
             1,

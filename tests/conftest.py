@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from bleustream import kernels
 from bleustream.metrics import ter, ter_search
 from bleustream.parallel.pool import available_cores
 
@@ -140,6 +141,15 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which kernels this run scores with: ``compiled`` (the C extension) or
+    ``python`` (not built, or ``BLEUSTREAM_PUREPYTHON`` set)."""
+    forced = (
+        f", {kernels.ENV_VAR}={os.environ[kernels.ENV_VAR]}" if kernels.pure_python_forced() else ""
+    )
+    return f"bleustream kernels: {kernels.KERNELS}{forced}"
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the default, in pyproject.toml): one worker per CPU this
     process may run on.  (pytest-xdist's own count is psutil's physical
@@ -202,6 +212,6 @@ def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(ter_search._Pair, "banded_rows", counting_rows)
     monkeypatch.setattr(ter_search, "_shift_candidates", counting_candidates)
     # The paths counted are the pure module's, so TER's rows use it here too
-    # (the compiled count_edits equals it: tests/test_kernels_ter.py).
+    # (the compiled count_edits equals it: tests/native/test_kernels_ter.py).
     monkeypatch.setattr(ter, "count_edits", ter_search.py_count_edits)
     return reached

@@ -25,9 +25,12 @@ pytest.importorskip("matplotlib")
 Image = pytest.importorskip("PIL.Image")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; .ci/run does)"
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; .ci/run does)"
+    ),
+]
 
 # No network: every host name resolves nowhere and every proxy is refused.
 OFFLINE = ("--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9")

@@ -56,8 +56,8 @@ from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import CHRFScore
 from tests.conftest import RealSet, read_refs, read_segments
 from tests.helpers.adversarial import Adversary
+from tests.helpers.native import bits, needs_kernel
 from tests.helpers.paths import ROOT
-from tests.native.test_kernels_scores import NO_KERNEL, _bits
 
 HYPS = [
     "The cat sat on the mat.",
@@ -92,7 +92,7 @@ def _want(metric: str, hyp: str, refs: list[str], scale: int = 1, **kw: Any) -> 
 
 
 def _same(got: list[float], want: list[float]) -> None:
-    assert [_bits(x) for x in got] == [_bits(x) for x in want]
+    assert [bits(x) for x in got] == [bits(x) for x in want]
 
 
 class _State:
@@ -300,7 +300,7 @@ def _batch_against_sacrebleu(
     for i, hyp in enumerate(hyps):
         refs = [stream[i] for stream in streams]
         want = _sacrebleu(metric, hyp, refs, **kw)
-        assert _bits(got[i].score) == _bits(want), (metric, kw, hyp, refs)
+        assert bits(got[i].score) == bits(want), (metric, kw, hyp, refs)
 
 
 @pytest.mark.parametrize(("metric", "kw"), BATCH_SETTINGS)
@@ -334,8 +334,6 @@ def _native() -> ModuleType:
     return kernels.native
 
 
-needs_kernel = pytest.mark.skipif(NO_KERNEL is not None, reason=NO_KERNEL or "")
-
 CHRF_SETTINGS = [
     chrf.Settings(),
     chrf.Settings(word_order=2),
@@ -359,7 +357,7 @@ def _compare_objects(got: list[Any], want: list[Any]) -> None:
         assert list(vars(g)) == list(vars(w))
         for key in vars(w):
             a, b = getattr(g, key), getattr(w, key)
-            assert _bits(a) == _bits(b) if type(b) is float else (type(a), a) == (type(b), b), key
+            assert bits(a) == bits(b) if type(b) is float else (type(a), a) == (type(b), b), key
 
 
 @needs_kernel
@@ -456,6 +454,7 @@ def test_sentence_scores_chrf_uses_one_batch_call_with_the_kernels() -> None:
 EXAMPLE = ROOT / "examples" / "trl_grpo_bleu.py"
 
 
+@pytest.mark.slow
 def test_trl_grpo_example_trains_with_the_bleu_reward(tmp_path: Path) -> None:
     """The example, as a user runs it: two GRPO steps of a tiny model, each
     logging the mean of rewards.bleu's values, which TRL logs only from

@@ -23,8 +23,7 @@ from tests.helpers.clirun import (
     json_records,
     run,
 )
-from tests.helpers.waiting import HAS_PROC, wait_until_waiting_for_input
-from tests.output.test_live import _read_line
+from tests.helpers.waiting import HAS_PROC, read_line, wait_until_waiting_for_input
 
 
 def stderr_of(proc: subprocess.CompletedProcess[bytes]) -> str:
@@ -348,13 +347,13 @@ def test_signal_prints_partial_corpus_record(signum: int, status: int, fmt: str)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         if fmt == "tsv":
-            _read_line(proc.stdout, timeout=20)  # the header
+            read_line(proc.stdout, timeout=20)  # the header
         for i in range(3):
             proc.stdin.write(f"the cat sat {i}\tthe cat sat {i}\n".encode())
             proc.stdin.flush()
-            _read_line(proc.stdout, timeout=20)
+            read_line(proc.stdout, timeout=20)
         proc.send_signal(signum)
-        final = _read_line(proc.stdout, timeout=20).decode()
+        final = read_line(proc.stdout, timeout=20).decode()
         assert proc.wait(timeout=20) == status
         err = proc.stderr.read().decode()
     finally:

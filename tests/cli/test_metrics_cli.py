@@ -34,7 +34,7 @@ from sacrebleu.metrics.base import Metric
 
 from bleustream._version import __version__
 from tests.conftest import RealSystem, read_refs, read_segments, real_sets, require_real_data
-from tests.helpers.adversarial import Adversary
+from tests.helpers.adversarial import NOT_IN_A_FIELD, Adversary
 from tests.helpers.clirun import assert_clean_stderr, json_records, run
 from tests.helpers.paths import TEST_DATA
 
@@ -42,11 +42,6 @@ T = TypeVar("T")
 
 SACREBLEU = [sys.executable, "-m", "sacrebleu"]
 OUR_VERSION = f"version:bleustream-{__version__}"
-
-# What one field of a paste line or a log line cannot hold: separators,
-# lone surrogates (no UTF-8 input decodes to them) and the n-best
-# separator.
-_NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
@@ -56,7 +51,7 @@ def clean(text: str) -> str:
     white space too, so the segment is stripped here; ``|||`` would split
     an n-best line.
     """
-    text = _NOT_IN_A_FIELD.sub(" ", text).strip()
+    text = NOT_IN_A_FIELD.sub(" ", text).strip()
     while "|||" in text:
         text = text.replace("|||", "| |")
     return text

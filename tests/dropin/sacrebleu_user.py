@@ -3,7 +3,7 @@ with SacreBLEU: ``import sacrebleu as scb``, a version guard, then
 ``scb.corpus_bleu``, ``scb.CHRF(...).corpus_score`` and
 ``scb.TER(...).corpus_score`` on references given per prediction.
 
-``tests/test_dropin.py`` imports it once with the real SacreBLEU (the
+``tests/dropin/test_dropin.py`` imports it once with the real SacreBLEU (the
 expected numbers) and once in a child process after
 ``bleustream.install_as_sacrebleu()``: the module is the same, only what
 ``import sacrebleu`` gives differs.

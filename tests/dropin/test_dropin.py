@@ -563,7 +563,7 @@ print(json.dumps([sacrebleu_user.run_all(hyps, refs), sacrebleu_user.scb.corpus_
 
 
 def test_a_library_that_imports_sacrebleu_scores_with_bleustream() -> None:
-    """Hugging Face evaluate's BLEU-family scripts, as tests/sacrebleu_user.py
+    """Hugging Face evaluate's BLEU-family scripts, as tests/dropin/sacrebleu_user.py
     does what they do: after the install, the numbers are SacreBLEU's."""
     assert sacrebleu_user.scb is sacrebleu  # here, the real SacreBLEU: the oracle
     hyps, streams = _corpus(9, 80, 2)

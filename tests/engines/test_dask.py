@@ -82,6 +82,7 @@ def scheduler() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("metric", list(METRICS))
+@pytest.mark.slow
 def test_json_matches_the_command_line(scheduler: str, metric: str) -> None:
     """WMT21 en-de, three references, cut into 7 partitions (uneven, not a power of 2).
 
@@ -98,6 +99,7 @@ def test_json_matches_the_command_line(scheduler: str, metric: str) -> None:
     assert b"Traceback" not in got.stderr
 
 
+@pytest.mark.slow
 def test_text_of_every_metric_on_its_own_local_cluster(tmp_path: Path) -> None:
     """No --scheduler: the example starts two worker processes and stops them.
 
@@ -196,6 +198,7 @@ def bad_utf8_file(tmp_path: Path, source: Path, line: int) -> Path:
     return bad
 
 
+@pytest.mark.slow
 def test_errors_are_the_command_lines(scheduler: str, tmp_path: Path) -> None:
     """A missing file (66), files of different lengths and a bad line deep in the file (65).
 
@@ -218,6 +221,7 @@ def test_errors_are_the_command_lines(scheduler: str, tmp_path: Path) -> None:
         assert error_line(got, EXAMPLE_PREFIX) == error_line(expected, CLI_PREFIX)
 
 
+@pytest.mark.slow
 def test_paste_line_with_other_fields_in_a_later_partition(scheduler: str, tmp_path: Path) -> None:
     """Each partition checks its lines against line 1's number of fields, as one process does."""
     wmt21 = real("wmt21-en-de")

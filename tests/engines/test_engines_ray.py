@@ -10,6 +10,8 @@ import pytest
 from tests.helpers.engine_cases import Small, check_engine, load_example
 from tests.helpers.engine_cases import small_inputs as make_small
 
+pytestmark = pytest.mark.slow  # a real cluster of the engine
+
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'bleustream[ray]'")
 
 example = load_example("ray_score")

@@ -12,6 +12,8 @@ import pytest
 from tests.helpers.engine_cases import Small, check_engine, load_example
 from tests.helpers.engine_cases import small_inputs as make_small
 
+pytestmark = pytest.mark.slow  # a real cluster of the engine
+
 pyspark = pytest.importorskip(
     "pyspark", reason="PySpark is not installed: pip install 'bleustream[spark]'"
 )

@@ -24,6 +24,7 @@ hold characters newer than Python's own ``unicodedata``.
 from __future__ import annotations
 
 import random
+import re
 import string
 import sys
 import unicodedata
@@ -68,6 +69,10 @@ ODD_WHITESPACE = (
 # Characters that look like white space but are not, for str.split().
 NOT_WHITESPACE = ("\ufeff", "\u200b", "\u180e", "\u2060", "\x00", "\x7f", "\u200d")
 # Only for the tokenizer tests: a line break inside a segment would split it.
+# What one field of a paste line cannot hold: its separators, and lone
+# surrogates, which no UTF-8 input decodes to.
+NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
+
 LINE_BREAKS = ("\n", "\r", "\r\n", "-\n", "\n-", "a-\nb", "1-\n2")
 
 WORDS = (
@@ -338,6 +343,14 @@ class Adversary:
             for stream, ref in zip(streams, refs):
                 stream.append(ref)
         return hyps, streams
+
+    def paste_corpus(self, n_segments: int, n_refs: int) -> tuple[list[str], list[list[str]]]:
+        """``corpus``, with what a paste line's field cannot hold made a space."""
+        hyps, streams = self.corpus(n_segments, n_refs)
+        return (
+            [NOT_IN_A_FIELD.sub(" ", h) for h in hyps],
+            [[NOT_IN_A_FIELD.sub(" ", r) for r in stream] for stream in streams],
+        )
 
 
 def distinct_segments(n: int, seed: int = 0) -> Iterator[tuple[str, list[str]]]:

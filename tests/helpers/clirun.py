@@ -12,10 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bleustream.errors import EXIT_SIGTERM, EXIT_STATUSES
+
 _SCRIPT = Path(sys.executable).with_name("bleustream")
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "bleustream"]
 
-DOCUMENTED_STATUSES = {0, 1, 2, 17, 65, 66, 74, 130, 143}
+# The statuses the manual and --help list (errors.EXIT_STATUSES), with 143,
+# which the SIGINT row names beside 130.
+DOCUMENTED_STATUSES = frozenset(status for status, _ in EXIT_STATUSES) | {EXIT_SIGTERM}
 
 
 def run(

@@ -15,13 +15,18 @@ its imports.  These wait for what the kernel says instead:
   it is scoring and writing its final records, which a signal must not cut
   short.
 
-Linux only (``/proc``); the tests that use them say so.
+Linux only (``/proc``); the tests that use them say so.  ``read_line``
+waits for the next line a process writes (a sign too), failing rather than
+hanging when none comes.
 """
 
 from __future__ import annotations
 
 import array
 import fcntl
+import io
+import os
+import select
 import signal
 import subprocess
 import sys
@@ -119,3 +124,19 @@ def signals_unblocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def read_line(stream: io.BufferedReader, timeout: float) -> bytes:
+    """One line from a pipe, failing the test instead of hanging."""
+    fd = stream.fileno()
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        assert left > 0, f"no complete record within {timeout} s (got {data!r})"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 1)
+            assert chunk, f"output closed early (got {data!r})"
+            data += chunk
+    return data

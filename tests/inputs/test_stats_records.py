@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -28,7 +27,7 @@ from hypothesis import strategies as st
 from bleustream.metrics import bleu, chrf, ter
 from bleustream.metrics.protocol import add_rows
 from tests.conftest import real_sets, require_real_data
-from tests.helpers.adversarial import Adversary
+from tests.helpers.adversarial import NOT_IN_A_FIELD, Adversary
 from tests.helpers.clirun import assert_clean_stderr, run
 from tests.helpers.paths import ROOT
 
@@ -311,8 +310,6 @@ def test_real_runs_are_read_back(tmp_path: Path, extra: tuple[str, ...]) -> None
             assert merged == direct, (real_set.name, sentence)
 
 
-_NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
-
 ROW_SETTINGS = (
     (bleu, bleu.Settings()),
     (bleu, bleu.Settings(tokenize="char", max_order=7)),
@@ -334,7 +331,7 @@ def counted_rows(index: int, nrefs: int) -> tuple[tuple[Any, ...], ...]:
     for hyp, ref in (("", ""), ("a", ""), ("", "abc"), ("   ", "  "), ("\u2028 a", " b\x0b")):
         segments.append((hyp, [ref] * nrefs))
     prepare, count = metric.prepare_refs(setting), metric.count(setting)
-    return tuple(count(_NOT_IN_A_FIELD.sub(" ", h), prepare(r)) for h, r in segments)
+    return tuple(count(NOT_IN_A_FIELD.sub(" ", h), prepare(r)) for h, r in segments)
 
 
 @settings(max_examples=150, deadline=None, database=None)

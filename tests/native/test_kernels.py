@@ -3,7 +3,7 @@
 Each C function (``bleustream._native._kernels``) is compared, exactly (``==`` on the
 Python objects, types checked), with the pure function it stands for: the
 13a and zh tokenizers, chrF++'s words, BLEU's row of a tokenized or raw
-line, and chrF's rows, on adversarial text (``tests/adversarial.py`` and
+line, and chrF's rows, on adversarial text (``tests/helpers/adversarial.py`` and
 hand-made edge cases), on the real WMT/TED sets where present, and on
 Hypothesis text with lone surrogates.  These comparisons load the
 extension directly, so they run in the pure-Python run of the suite too;
@@ -16,8 +16,6 @@ the pure path, in this process, in a fresh one and in ``-j`` workers.
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
 import itertools
 import os
 import random
@@ -40,29 +38,14 @@ from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 from tests.conftest import RealSet, read_refs, read_segments
 from tests.helpers.adversarial import Adversary
-
-PACKAGE_DIR = Path(bleustream.__file__).resolve().parent
-
-
-def _extension_files() -> list[Path]:
-    """The built extension in the package directory, if any."""
-    return [
-        p
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        for p in (PACKAGE_DIR / "_native").glob(f"_kernels{suffix}")
-    ]
-
-
-def _load_native() -> ModuleType | None:
-    try:
-        return importlib.import_module("bleustream._native._kernels")
-    except ImportError:
-        return None
-
-
-N = _load_native()
-needs_native = pytest.mark.skipif(
-    N is None, reason="the C extension bleustream._native._kernels is not built"
+from tests.helpers.native import (
+    NATIVE as N,
+)
+from tests.helpers.native import (
+    PACKAGE_DIR,
+    child_env,
+    extension_files,
+    needs_native,
 )
 
 PUNCT13A = '{|}~[\\]^_`!"#$%&()*+:;<=>?@/' + ".,-'"
@@ -569,7 +552,7 @@ def test_newlines_on_a_large_buffer_and_bad_arguments() -> None:
 def test_a_built_extension_is_used() -> None:
     """Fails, never skips, when the extension was built into the package but
     this process runs the pure path without being asked to."""
-    built = _extension_files()
+    built = extension_files()
     if kernels.pure_python_forced():
         assert bleustream.KERNELS == "python"
         assert kernels.native is None
@@ -625,7 +608,7 @@ def test_an_unbuilt_tree_runs_the_pure_path(tmp_path: Path) -> None:
     )
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        env=_child_env(PYTHONPATH=str(tmp_path)),
+        env=child_env(PYTHONPATH=str(tmp_path)),
         capture_output=True,
         text=True,
         check=True,
@@ -664,7 +647,7 @@ def test_the_kernels_run_in_several_interpreters() -> None:
     state), and the main one's still works after theirs are gone."""
     proc = subprocess.run(
         [sys.executable, "-c", SUBINTERPRETERS],
-        env=_child_env(),
+        env=child_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -672,18 +655,12 @@ def test_the_kernels_run_in_several_interpreters() -> None:
     assert proc.returncode == 0 and proc.stdout.split() == ["ok"], proc.stderr[-2000:]
 
 
-def _child_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != kernels.ENV_VAR}
-    env.update(values)
-    return env
-
-
 @pytest.mark.parametrize("value", ["1", "yes", "true"])
 def test_the_environment_forces_the_pure_path(value: str) -> None:
     code = "import bleustream, bleustream.kernels as k; print(bleustream.KERNELS, k.native)"
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        env=_child_env(BLEUSTREAM_PUREPYTHON=value),
+        env=child_env(BLEUSTREAM_PUREPYTHON=value),
         capture_output=True,
         text=True,
         check=True,
@@ -696,7 +673,7 @@ def test_an_empty_or_zero_value_does_not_force_it(value: str) -> None:
     code = "import bleustream; print(bleustream.KERNELS)"
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        env=_child_env(BLEUSTREAM_PUREPYTHON=value),
+        env=child_env(BLEUSTREAM_PUREPYTHON=value),
         capture_output=True,
         text=True,
         check=True,
@@ -707,7 +684,7 @@ def test_an_empty_or_zero_value_does_not_force_it(value: str) -> None:
 def test_the_version_says_which_kernels() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "bleustream", "--version"],
-        env=_child_env(BLEUSTREAM_PUREPYTHON="1"),
+        env=child_env(BLEUSTREAM_PUREPYTHON="1"),
         capture_output=True,
         text=True,
         check=True,
@@ -756,7 +733,7 @@ def test_workers_make_the_same_choice(tmp_path: Path, method: str) -> None:
         proc = subprocess.run(
             [sys.executable, "-c", WORKER_RUN, method],
             cwd=tmp_path,
-            env=_child_env(PYTHONPATH=pythonpath, BLEUSTREAM_PUREPYTHON=value),
+            env=child_env(PYTHONPATH=pythonpath, BLEUSTREAM_PUREPYTHON=value),
             capture_output=True,
             text=True,
             timeout=300,
@@ -778,7 +755,7 @@ def test_a_jobs_run_scores_the_same_on_both_paths(tmp_path: Path) -> None:
         subprocess.run(
             [*args, "-i", "hyp", "--", "ref"],
             cwd=tmp_path,
-            env=_child_env(BLEUSTREAM_PUREPYTHON=value),
+            env=child_env(BLEUSTREAM_PUREPYTHON=value),
             capture_output=True,
             check=True,
         ).stdout

@@ -13,10 +13,7 @@ directly, they run in the pure-Python run of the suite too.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,25 +21,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bleustream.analysis import ngrams, words
-
-
-def _load_native() -> ModuleType | None:
-    try:
-        return importlib.import_module("bleustream._native._kernels")
-    except ImportError:
-        return None
-
-
-N = _load_native()
-needs_native = pytest.mark.skipif(
-    N is None, reason="the C extension bleustream._native._kernels is not built"
-)
+from tests.conftest import REAL_DATA
+from tests.helpers.native import NATIVE as N
+from tests.helpers.native import needs_native
 
 POOL = ["a", "b", "the", "", "é", "e\u0301", "\ud800", "\udfff", "\U0001f600", "中文", "x" * 40]
 WORD = st.one_of(st.sampled_from(POOL), st.text(max_size=4))
 SEGMENT = st.lists(WORD, max_size=25)
 EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-TED = Path(__file__).resolve().parents[2].parent / "shared/data/real/compare-mt-ted-slk-en-tok"
+TED = REAL_DATA / "compare-mt-ted-slk-en-tok"
 
 
 def _described(value: Any) -> Any:

@@ -25,12 +25,10 @@ the same bits.
 
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import math
 import os
 import random
-import struct
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -57,32 +55,10 @@ from tests.conftest import (
     real_sets,
 )
 from tests.helpers.adversarial import Adversary
+from tests.helpers.native import bits, child_env, extension_files, needs_kernel
 from tests.helpers.paths import ROOT
 
-PACKAGE_DIR = Path(bleustream.__file__).resolve().parent
 SIGNATURE = "nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:test"
-
-
-def _extension_files() -> list[Path]:
-    """The built extension in the package directory, if any."""
-    return [
-        p
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        for p in (PACKAGE_DIR / "_native").glob(f"_kernels{suffix}")
-    ]
-
-
-def _why_no_kernel() -> str | None:
-    """Why the kernel tests cannot run (their skip reason), or None: they
-    run on both paths, loading the extension itself where
-    ``BLEUSTREAM_PUREPYTHON`` keeps bleustream from it."""
-    if not _extension_files():
-        return "the C extension bleustream._native._kernels is not built"
-    return None
-
-
-NO_KERNEL = _why_no_kernel()
-needs_kernel = pytest.mark.skipif(NO_KERNEL is not None, reason=NO_KERNEL or "")
 
 
 def _kernel() -> ModuleType:
@@ -95,7 +71,7 @@ def _kernel() -> ModuleType:
     else:
         native = kernels.native
     assert native is not None, (
-        f"{_extension_files()[0].name} is built but bleustream runs on the pure-Python "
+        f"{extension_files()[0].name} is built but bleustream runs on the pure-Python "
         f"path without {kernels.ENV_VAR}"
     )
     assert hasattr(native, "bleu_scores"), f"{native.__file__} has no bleu_scores: a stale build"
@@ -105,15 +81,8 @@ def _kernel() -> ModuleType:
 # -- comparing score objects ---------------------------------------------------
 
 
-def _bits(x: Any) -> str:
-    """A float by its bits (and its type); anything else by type and repr."""
-    if type(x) is float:
-        return f"float:{x.hex()}:{struct.pack('<d', x).hex()}"
-    return f"{type(x).__name__}:{x!r}"
-
-
 def _same_float(got: Any, want: Any, what: str) -> None:
-    assert _bits(got) == _bits(want), f"{what}: {got!r} != pure {want!r}"
+    assert bits(got) == bits(want), f"{what}: {got!r} != pure {want!r}"
     assert got == want or (got != got and want != want), f"{what}: {got!r} != pure {want!r}"
 
 
@@ -785,7 +754,7 @@ def test_the_kernel_is_used_unless_the_pure_path_is_forced() -> None:
         bleu.Settings(orders=True),
         bleu.Settings(smooth_method="floor", smooth_value=Value(0.5)),
     ]
-    in_use = not kernels.pure_python_forced() and bool(_extension_files())
+    in_use = not kernels.pure_python_forced() and bool(extension_files())
     if in_use:
         _kernel()
     # the pure path has no batch: bleu.score_objects is None there
@@ -819,9 +788,9 @@ API_KEYWORDS: list[dict[str, Any]] = [
 def _api_mismatches(ours: Any, theirs: Any) -> list[str]:
     problems = []
     for name in ("score", "bp"):
-        if _bits(getattr(ours, name)) != _bits(getattr(theirs, name)):
+        if bits(getattr(ours, name)) != bits(getattr(theirs, name)):
             problems.append(f"{name}: {getattr(ours, name)!r} != {getattr(theirs, name)!r}")
-    if [_bits(p) for p in ours.precisions] != [_bits(p) for p in theirs.precisions]:
+    if [bits(p) for p in ours.precisions] != [bits(p) for p in theirs.precisions]:
         problems.append(f"precisions: {ours.precisions!r} != {theirs.precisions!r}")
     for name in ("counts", "totals", "sys_len", "ref_len", "ratio"):
         a, b = getattr(ours, name), getattr(theirs, name)
@@ -935,13 +904,7 @@ if __name__ == "__main__":
 """
 
 
-def _child_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != kernels.ENV_VAR}
-    env.update(values)
-    return env
-
-
-def test_the_pure_path_in_a_child_gives_the_same_bits(tmp_path: Path) -> None:
+def test_the_pure_path_in_a_child_gives_the_samebits(tmp_path: Path) -> None:
     """Every score of ``sentence_scores`` and ``sentence_bleu``, by its bits
     and its text: this process (whichever path) against a child forced onto
     the pure path and a child left to choose (the compiled one if built)."""
@@ -968,7 +931,7 @@ def test_the_pure_path_in_a_child_gives_the_same_bits(tmp_path: Path) -> None:
     for value, kernels_name in (("1", "python"), ("", None)):
         proc = subprocess.run(
             [sys.executable, str(script), str(data)],
-            env=_child_env(BLEUSTREAM_PUREPYTHON=value, PYTHONPATH=pythonpath),
+            env=child_env(BLEUSTREAM_PUREPYTHON=value, PYTHONPATH=pythonpath),
             capture_output=True,
             timeout=300,
         )
@@ -977,6 +940,6 @@ def test_the_pure_path_in_a_child_gives_the_same_bits(tmp_path: Path) -> None:
         if kernels_name is not None:
             assert first.decode() == kernels_name
         else:
-            assert first.decode() == ("compiled" if _extension_files() else "python")
+            assert first.decode() == ("compiled" if extension_files() else "python")
         assert rest == ours.partition(b"\n")[2], value
         assert rest.count(b"\n") > 900

@@ -5,8 +5,8 @@
 input: hand-made edge cases (empty sides, identical, reversed, lone
 surrogates, lengths far apart), repetitive text that reaches the
 1000-candidate limit, segments of more than 64 and 1000 words and one
-past ``MAX_EXACT_CELLS``, the generated pairs of ``tests/test_ter.py``,
-the adversarial corpora (``tests/adversarial.py``), the real WMT/TED sets
+past ``MAX_EXACT_CELLS``, the generated pairs of ``tests/metrics/test_ter.py``,
+the adversarial corpora (``tests/helpers/adversarial.py``), the real WMT/TED sets
 where present and Hypothesis word lists from a small vocabulary.  Each
 comparison is made twice: on the kernel's default path and with its
 third argument ``max_exact_cells`` set to 0 (the pure module's
@@ -22,7 +22,6 @@ bytes with and without ``BLEUSTREAM_PUREPYTHON=1``.
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import sys
@@ -38,8 +37,9 @@ from bleustream import kernels
 from bleustream.metrics import ter, ter_search
 from tests.conftest import REAL_DATA_MISSING, RealSet, read_refs, read_segments, real_sets
 from tests.helpers.adversarial import Adversary
+from tests.helpers.native import NATIVE as N
+from tests.helpers.native import child_env, needs_native
 from tests.metrics.test_ter import ALL_SETTINGS, adversarial_corpus, edge_pairs, mutated, word_pairs
-from tests.native.test_kernels import N, needs_native
 
 pytestmark = needs_native
 
@@ -133,7 +133,7 @@ def test_edge_cases(paths: dict[str, int]) -> None:
 
 
 def test_the_generated_pairs_of_test_ter(paths: dict[str, int]) -> None:
-    """tests/test_ter.py's pairs: small vocabularies, shifts, the beam's edges."""
+    """tests/metrics/test_ter.py's pairs: small vocabularies, shifts, the beam's edges."""
     pairs: list[Pair] = [*word_pairs(seed=1, n=250, max_len=30), *edge_pairs(seed=9)]
     pairs += word_pairs(seed=2, n=40, max_len=90)  # over 64 words
     assert not problems(pairs)
@@ -361,12 +361,6 @@ def test_ter_counts_with_the_kernels_chosen() -> None:
     assert ter.count_edits is ter_search.count_edits
 
 
-def _child_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != kernels.ENV_VAR}
-    env.update(values)
-    return env
-
-
 def test_the_command_line_writes_the_same_bytes_on_both_paths() -> None:
     """``bleustream -m ter`` with every segment's score, on the real set
     with the most references, with and without BLEUSTREAM_PUREPYTHON=1."""
@@ -378,7 +372,7 @@ def test_the_command_line_writes_the_same_bytes_on_both_paths() -> None:
     outputs = [
         subprocess.run(
             [*args, "--", *map(str, real_set.refs)],
-            env=_child_env(BLEUSTREAM_PUREPYTHON=value),
+            env=child_env(BLEUSTREAM_PUREPYTHON=value),
             capture_output=True,
             check=True,
         ).stdout

@@ -5,10 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
-import select
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from sacrebleu.metrics.bleu import BLEU
 
 from tests.helpers.adversarial import Adversary
 from tests.helpers.clirun import COMMAND, json_records, run
+from tests.helpers.waiting import read_line
 
 # The TSV header of a BLEU run with the default maximum order, written out.
 BLEU_TSV_COLUMNS = [
@@ -50,17 +48,9 @@ def paste(hyps: list[str], *refs: list[str]) -> str:
     return "".join("\t".join(fields) + "\n" for fields in zip(hyps, *refs))
 
 
-# What a line of paste input cannot hold: its separators, and lone
-# surrogates, which no UTF-8 input decodes to.
-_NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
-
-
 def corpus(seed: int, size: int, nrefs: int = 1) -> tuple[list[str], list[list[str]]]:
     """An adversarial corpus that paste input can carry."""
-    hyps, refs = Adversary(seed).corpus(size, nrefs)
-    clean = [_NOT_IN_A_FIELD.sub(" ", h) for h in hyps]
-    clean_refs = [[_NOT_IN_A_FIELD.sub(" ", r) for r in stream] for stream in refs]
-    return clean, clean_refs
+    return Adversary(seed).paste_corpus(size, nrefs)
 
 
 @pytest.mark.parametrize("tok", ["13a", "intl", "zh", "char", "none"])
@@ -173,22 +163,6 @@ def test_tsv_header_comes_first_even_without_records() -> None:
     assert lines[1].split("\t")[0] == "corpus"
 
 
-def _read_line(stream: io.BufferedReader, timeout: float) -> bytes:
-    """One line from a pipe, failing the test instead of hanging."""
-    fd = stream.fileno()
-    data = b""
-    deadline = time.monotonic() + timeout
-    while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        assert left > 0, f"no complete record within {timeout} s (got {data!r})"
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            chunk = os.read(fd, 1)
-            assert chunk, f"output closed early (got {data!r})"
-            data += chunk
-    return data
-
-
 def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
     hyps, refs = corpus(seed=9, size=5)
     proc = subprocess.Popen(
@@ -202,11 +176,11 @@ def test_each_record_is_flushed_before_the_next_line_is_sent() -> None:
         for i, (hyp, ref) in enumerate(zip(hyps, refs[0]), 1):
             proc.stdin.write(f"{hyp}\t{ref}\n".encode())
             proc.stdin.flush()
-            record = json_records(_read_line(proc.stdout, timeout=20))[0]
+            record = json_records(read_line(proc.stdout, timeout=20))[0]
             assert record["type"] == "segment"
             assert record["line"] == i
         proc.stdin.close()
-        final = json_records(_read_line(proc.stdout, timeout=20))[0]
+        final = json_records(read_line(proc.stdout, timeout=20))[0]
         assert final["type"] == "corpus"
         assert proc.wait(timeout=20) == 0
     finally:
@@ -226,7 +200,7 @@ def test_tail_follow_shows_records_as_lines_are_appended(tmp_path: Path) -> None
         for i in range(1, 4):
             with log.open("a") as handle:
                 handle.write(f"the cat sat {i}\tthe cat sat {i}\n")
-            record = json_records(_read_line(proc.stdout, timeout=20))[0]
+            record = json_records(read_line(proc.stdout, timeout=20))[0]
             assert record["type"] == "running"
             assert record["segments"] == i
             assert record["score"] == pytest.approx(100.0, abs=1e-9)

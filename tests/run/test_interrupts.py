@@ -36,12 +36,12 @@ from tests.helpers.clirun import COMMAND, run
 from tests.helpers.waiting import (
     HAS_PROC,
     handlers_installed,
+    read_line,
     signals_unblocked,  # noqa: F401 (a fixture)
     wait_for,
     wait_until_waiting_for_input,
     wait_until_writing_the_end,
 )
-from tests.output.test_live import _read_line
 
 pytestmark = [
     pytest.mark.skipif(not HAS_PROC, reason="the signs of readiness are read in /proc"),
@@ -176,7 +176,7 @@ def interrupt(case: Case, jobs: int, signum: int) -> tuple[int, str, str]:
         early = b""
         if case.per_line:
             for _ in range(case.header + case.per_line * SENT):
-                early += _read_line(proc.stdout, timeout=60)
+                early += read_line(proc.stdout, timeout=60)
         else:
             wait_until_waiting_for_input(proc)
         proc.send_signal(signum)

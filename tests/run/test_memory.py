@@ -105,6 +105,7 @@ SPEC_SETS = {
 
 
 @pytest.mark.parametrize("which", list(SPEC_SETS))
+@pytest.mark.slow
 def test_peak_memory_does_not_grow(which: str) -> None:
     specs = SPEC_SETS[which]()
     # TER's edit distance is quadratic in segment length: fewer segments.
@@ -128,6 +129,7 @@ class _HoardingScorer(Scorer):
         return rows
 
 
+@pytest.mark.slow
 def test_the_measurement_catches_growth() -> None:
     """The same measurement fails a scorer whose memory grows with the input."""
     specs = [default_spec("bleu", tokenize="none")]

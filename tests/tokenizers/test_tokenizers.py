@@ -3,8 +3,8 @@
 The oracle is SacreBLEU's tokenizer output split on white space.  ``intl``
 is checked on every code point, the ones newer than Python's own Unicode
 version included: its classes come from a table of the ``regex`` module's
-(tests/test_intl_table.py checks the table itself).  The MeCab and
-SentencePiece tokenizers are in tests/test_tokenizers_extra.py.
+(tests/tokenizers/test_intl_table.py checks the table itself).  The MeCab and
+SentencePiece tokenizers are in tests/tokenizers/test_tokenizers_extra.py.
 """
 
 # ruff: noqa: RUF001, RUF100  (look-alike characters are the point of this test data)

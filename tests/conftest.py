@@ -11,6 +11,8 @@ Tests that use it are parametrized here, in ``pytest_generate_tests``:
   for only the first N systems of each set when marked
   ``@pytest.mark.real_systems(per_set=N)``.
 
+Both are marked ``slow``: the fast subset (``-m "not slow"``) leaves them out.
+
 When the directory is absent those tests are collected once and skipped with
 a reason that says so.
 """
@@ -158,6 +160,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return available_cores()
 
 
+# A test run once per real set or system output is a sweep over the real
+# data: part of the whole suite, left out of the fast subset (-m "not slow").
+SLOW = pytest.mark.slow
+
+
 def _missing_param() -> list:
     return [pytest.param(None, id="no-real-data", marks=pytest.mark.skip(reason=REAL_DATA_MISSING))]
 
@@ -165,7 +172,9 @@ def _missing_param() -> list:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "real_set" in metafunc.fixturenames:
         sets = real_sets()
-        params = [pytest.param(s, id=s.name) for s in sets] if sets else _missing_param()
+        params = (
+            [pytest.param(s, id=s.name, marks=SLOW) for s in sets] if sets else _missing_param()
+        )
         metafunc.parametrize("real_set", params)
     if "real_system" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("real_systems")
@@ -173,7 +182,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         systems = [
             RealSystem(s, hyp) for s in real_sets() for hyp in s.hyps[slice(per_set)]
         ]  # manifest order within each set
-        params = [pytest.param(x, id=x.id) for x in systems] if systems else _missing_param()
+        params = (
+            [pytest.param(x, id=x.id, marks=SLOW) for x in systems] if systems else _missing_param()
+        )
         metafunc.parametrize("real_system", params)
 
 

@@ -83,6 +83,7 @@ from bleustream.metrics.protocol import OptionSpec
 from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
+from bleustream.run.state import empty_message
 
 __all__ = [
     "EngineFailure",
@@ -338,7 +339,7 @@ class Job:
         config = load_config(args, os.getcwd(), parser)
         options = resolve(args, config)
         run_options = check_options(options, config)
-        names = (*run_options.inputs, *run_options.refs)
+        names = (*run_options.reading.inputs, *run_options.reading.refs)
         paths = tuple(os.path.abspath(name) for name in names)
         if args.show_config:
             return cls(run_options, names, paths, show_config(options, parser))
@@ -347,9 +348,10 @@ class Job:
                 origin = options["origins"].get(dest, FROM_COMMAND_LINE)
                 where = "" if origin == FROM_COMMAND_LINE else f" (set in {origin})"
                 raise UsageError(f"{flag} is not supported here: {why}{where}; use bleustream")
-        if run_options.input_format != "paste":
+        if run_options.reading.input_format != "paste":
             raise UsageError(
-                f"--input-format {run_options.input_format} is not supported here; use bleustream"
+                f"--input-format {run_options.reading.input_format} is not supported here; "
+                "use bleustream"
             )
         if "-" in names:
             raise UsageError(
@@ -360,14 +362,14 @@ class Job:
 
     @property
     def systems(self) -> int:
-        o = self.options
+        o = self.options.reading
         return len(o.inputs) if len(o.inputs) > 1 else o.systems
 
     # -- the plan (driver) ---------------------------------------------------
 
     def index(self, file: int) -> FileIndex:
         """The index of the job's ``file``-th file (hypotheses first): a task of its own."""
-        o = self.options
+        o = self.options.reading
         paste = not o.refs and file == 0
         encoding = check_encoding(o.encoding)
         return index_file(
@@ -390,7 +392,7 @@ class Job:
         units = -(-lines // stride)
         count = max(1, min(parts, units, lines // max(min_lines, 1)))
         bounds = [units * k // count for k in range(count + 1)]
-        nfields = indexes[0].fields if not self.options.refs else 0
+        nfields = indexes[0].fields if not self.options.reading.refs else 0
         out = []
         for start, end in zip(bounds, bounds[1:]):
             first = start * stride
@@ -426,10 +428,10 @@ class Job:
         nrefs = 0
         error: BleustreamError | None = None
         try:
-            encoding = check_encoding(o.encoding)
+            encoding = check_encoding(reading.encoding)
             for path, name, offset in zip(self.paths, self.names, part.offsets):
                 stream = _open_binary(path, name)
-                source = LineSource(name, stream, encoding, o.encoding_errors, policy)
+                source = LineSource(name, stream, encoding, reading.encoding_errors, policy)
                 sources.append(source)
                 try:
                     stream.seek(offset)
@@ -540,10 +542,8 @@ class Job:
             )
         if at == 0 and not o.allow_empty:
             # As the command: an empty input is bad input, not a score of 0.
-            raise InputError(
-                f"no segments in the input ({input_name(o.reading)}); --allow-empty scores it as 0"
-            )
-        known = o.num_refs if o.num_refs > 1 else len(o.refs)
+            raise InputError(empty_message(input_name(o.reading), o.specs, allow_empty=False))
+        known = o.reading.num_refs if o.reading.num_refs > 1 else len(o.reading.refs)
         store = None
         if o.test is not None:
             from bleustream.significance.resampling import SegmentStore
@@ -558,11 +558,8 @@ class Job:
         """The command line's notes on stderr for these statistics (an empty input)."""
         if total.segments:
             return []
-        specs = self.options.specs
-        names = " and ".join(spec.label for spec in specs)
-        verb = "is" if len(specs) == 1 else "are"
         where = input_name(self.options.reading)
-        return [f"no segments in the input ({where}); {names} {verb} 0 by definition"]
+        return [empty_message(where, self.options.specs, allow_empty=True)]
 
 
 # ----------------------------------------------------------------------------

@@ -155,6 +155,16 @@ class SacrebleuRefusal(BleustreamError):
         self.status = status
 
 
+def signal_status(signum: int) -> int:
+    """The exit status of a run that SIGINT (130) or SIGTERM (143) ended,
+    128 plus the signal's number as a shell gives it: the one rule,
+    wherever a signal ends a run."""
+    return EXIT_SIGINT if signum == _SIGINT else EXIT_SIGTERM
+
+
+_SIGINT = 2  # signal.SIGINT, the same number everywhere (the core imports no signal)
+
+
 class Interrupted(Exception):
     """SIGINT or SIGTERM arrived (raised by the command line's signal handler)."""
 

@@ -81,12 +81,14 @@ def _opened(path: str) -> Any:
 
 def system_names(run: RunOptions) -> list[str]:
     """Files by their names without folders, where that tells them apart."""
-    if len(run.inputs) > 1:
-        short = [os.path.basename(path) or path for path in run.inputs]
-        return short if len(set(short)) == len(short) else list(run.inputs)
-    if run.systems > 1:
-        return [f"field {i}" for i in range(1, run.systems + 1)]
-    return ["stdin" if run.input == "-" else os.path.basename(run.input) or run.input]
+    reading = run.reading
+    if len(reading.inputs) > 1:
+        short = [os.path.basename(path) or path for path in reading.inputs]
+        return short if len(set(short)) == len(short) else list(reading.inputs)
+    if reading.systems > 1:
+        return [f"field {i}" for i in range(1, reading.systems + 1)]
+    path = reading.input
+    return ["stdin" if path == "-" else os.path.basename(path) or path]
 
 
 def _sources(path: str | None) -> Iterator[str | None]:
@@ -112,7 +114,7 @@ def run(
     page, every = options["report"], options.get("report_every", 0)
     if page is not None:
         require_matplotlib()  # before reading: a missing extra is said at once
-    reading = run_options.input_format == "stats"
+    reading = run_options.reading.input_format == "stats"
     specs = run_options.specs
     if not reading:
         try:
@@ -163,7 +165,7 @@ def _analyze_text(
     page, every = live
     names = system_names(run_options)
     analyzer = Analyzer(run_options.specs, names, settings)
-    policy = BadLinePolicy(run_options.skip_bad_lines, report)
+    policy = BadLinePolicy(run_options.reading.skip_bad_lines, report)
     segments, sources = text_items(run_options.reading, stdin, policy)
     src = _sources(options["src"])
     try:
@@ -237,7 +239,7 @@ def _read_parts(
 ) -> Analyzer:
     """``--input-format stats``: analysis records (``--analyze -f stats``) of
     the parts of a stream, from the operands (or stdin) in order, merged."""
-    paths = list(run_options.refs) or ["-"]
+    paths = list(run_options.reading.refs) or ["-"]
     merged: Analyzer | None = None
     for path in paths:
         for number, record in _records(path, stdin):

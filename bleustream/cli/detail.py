@@ -98,8 +98,7 @@ def detail_text(
         # Each part as SacreBLEU scores it: the corpus score alone, whatever
         # -b or a test asked of the main score.
         part = replace(
-            run_options,
-            keep_lines=kept,
+            run_options.with_reading(keep_lines=kept),
             format="jsonl",
             every=0,
             progress=False,

@@ -48,7 +48,7 @@ from bleustream.errors import (
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
 from bleustream.metrics import self_bleu
-from bleustream.metrics.registry import all_options, is_corpus_wide, specs_from
+from bleustream.metrics.registry import all_options, loop_of, specs_from
 from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
 from bleustream.tokenizers.registry import tokenizer_advice
 
@@ -118,67 +118,69 @@ def check_options(options: dict[str, Any], config: Config | None) -> RunOptions:
             specs = specs_from(options["metrics"], settings_options(options))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        if is_corpus_wide(specs):
-            _check_corpus_wide(specs[0].name, options)
-        # The input options check themselves; built here too, so that a
+        loop = loop_of(specs)
+        if loop != "stream":
+            _check_corpus_wide(specs[0].name, loop, options)
+        # The input options check themselves: built here, so that a
         # problem is said to come from the config file when it may.
-        ReadOptions(
-            refs=tuple(options["refs"]),
-            inputs=tuple(options["input"]),
-            encoding=options["encoding"],
-            input_format=options["input_format"],
-            keyed_refs=options["keyed_refs"],
-            num_refs=options["num_refs"],
-        )
+        reading = _reading(options)
     except UsageError as exc:
         if config is None:
             raise
         raise UsageError(f"{exc.message} (settings read from {config.origin})") from None
     return RunOptions(
         specs=specs,
-        refs=tuple(options["refs"]),
-        inputs=tuple(options["input"]),
-        systems=options["systems"],
+        reading=reading,
         jobs=_jobs(options["jobs"]),
         progress=options["progress"],
         short=options["short"],
-        num_refs=options["num_refs"],
         test=_test(options),
         warn_tokenized=not options["quiet"]
         and not options["force"]
         and "bleu" in options["metrics"],
         allow_empty=options["allow_empty"],
         self_bleu_column=options["self_bleu_column"],
-        keep_lines=options.get("keep_lines"),
         nist_docs=options["nist_docs"],
-        compat=options["compat"] == "sacrebleu",
         confidence=options["confidence"],
         sacrebleu_log=options["compat"] == "sacrebleu" and not options["quiet"],
-        scoring_overrides=_scoring_overrides(options),
-        counting_given=_counting_given(options),
         format=options["format"],
         width=options["width"],
         score_only=options["score_only"],
-        sentence_level=options["sentence_level"],
         every=options["every"],
+        allow_unpaired=options["allow_unpaired"],
+    )
+
+
+def _reading(options: dict[str, Any]) -> ReadOptions:
+    """The options that say what to read and how."""
+    return ReadOptions(
+        refs=tuple(options["refs"]),
+        inputs=tuple(options["input"]),
         encoding=options["encoding"],
         encoding_errors=options["encoding_errors"],
         skip_bad_lines=options["skip_bad_lines"],
         input_format=options["input_format"],
         fairseq_hyp=options["fairseq_hyp"],
         keyed_refs=options["keyed_refs"],
-        allow_unpaired=options["allow_unpaired"],
+        systems=options["systems"],
+        num_refs=options["num_refs"],
+        keep_lines=options.get("keep_lines"),
+        sentence_level=options["sentence_level"],
+        compat=options["compat"] == "sacrebleu",
+        scoring_overrides=_scoring_overrides(options),
+        counting_given=_counting_given(options),
     )
 
 
-def _check_corpus_wide(name: str, options: dict[str, Any]) -> None:
-    """What a metric scored at the end from corpus-wide tables cannot do (yet)."""
+def _check_corpus_wide(name: str, loop: str, options: dict[str, Any]) -> None:
+    """What a metric scored at the end from tables of the whole input
+    (its ``loop``: ``corpus`` or ``set``) cannot do (yet)."""
     stats = options["format"] == "stats" or options["input_format"] == "stats"
     refused = {
-        # NIST's records carry its tables (corpus records only); Self-BLEU's
-        # table is the whole set's, and it has none.
-        "-f stats": options["format"] == "stats" and name != "nist",
-        "--input-format stats": options["input_format"] == "stats" and name != "nist",
+        # The corpus-wide loop's records carry its tables (corpus records
+        # only); a set's table is the whole set's, and it has none.
+        "-f stats": options["format"] == "stats" and loop != "corpus",
+        "--input-format stats": options["input_format"] == "stats" and loop != "corpus",
         "-sl with statistics records": stats and bool(options["sentence_level"]),
         "--every": bool(options["every"]),
         "-ci, --paired-bs and --paired-ar": bool(
@@ -525,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return analyze.run(run_options, options, stdin, stdout, report)
         if not options["detail"]:
             return run(run_options, stdin, stdout, report, sys.stderr)
-        if not options.get("test_set") and not run_options.compat:
+        if not options.get("test_set") and not run_options.reading.compat:
             status = run(run_options, stdin, stdout, report, sys.stderr)
             if status == EXIT_OK:
                 report("--detail (-d): no test set (-t), so no parts to score")

@@ -10,7 +10,7 @@ import signal
 import sys
 from types import FrameType
 
-from bleustream.errors import EXIT_SIGINT, EXIT_SIGTERM, PROG, Interrupted
+from bleustream.errors import PROG, Interrupted, signal_status
 
 
 def raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -31,4 +31,4 @@ def say_interrupted(exc: Interrupted) -> int:
     with contextlib.suppress(AttributeError, OSError, ValueError):  # stderr closed or full
         sys.stderr.write(f"{PROG}: interrupted; nothing more is written\n")
         sys.stderr.flush()
-    return EXIT_SIGINT if exc.signum == signal.SIGINT else EXIT_SIGTERM
+    return signal_status(exc.signum)

@@ -1,7 +1,7 @@
 """What reading the input needs to know of a run's options, and no more.
 
-``bleustream.run.RunOptions`` holds every option of a run; its ``reading``
-is this part of it, which the input layer and the worker processes take
+``bleustream.run.RunOptions`` holds every option of a run, this part of
+it as its ``reading``, which the input layer and the worker processes take
 (it pickles small and names nothing above this layer).
 """
 

@@ -464,12 +464,12 @@ def corpus_nist(
 
 # ----------------------------------------------------------------------------
 # The metric surface (see bleustream.metrics.protocol).  NIST is scored at
-# the end of a run: CORPUS_WIDE tells the run to keep its tables.
+# the end of a run from tables of the whole input: its loop is "corpus".
 # ----------------------------------------------------------------------------
 
 NAME = "nist"
 TITLE = "NIST (mteval-v13a; takes -tok 13a, intl or none)"
-CORPUS_WIDE = True
+LOOP = "corpus"
 
 OPTIONS = (
     OptionSpec(

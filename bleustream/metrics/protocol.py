@@ -70,7 +70,12 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   (empty when SacreBLEU prints none); the scores it adds of its own are
   written to ``width`` decimals, as the score is;
 * ``score_rows(array, S) -> array``: scores of many summed rows at once
-  (numpy, for resampling), with SacreBLEU's float32 arithmetic.
+  (numpy, for resampling), with SacreBLEU's float32 arithmetic;
+* ``LOOP`` (optional): how a run reads and scores the metric's input, read
+  by ``registry.loop_of`` alone: ``"stream"`` (the default: rows summed as
+  segments come), ``"corpus"`` (tables of the whole input, scored at the
+  end: NIST) or ``"set"`` (each input a set of sentences scored against
+  each other: Self-BLEU).
 
 A result (``MetricResult``: each metric's ``<Name>Result``, such as
 ``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)

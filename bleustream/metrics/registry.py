@@ -23,9 +23,9 @@ METRICS: dict[str, MetricModule] = {
     ter.NAME: ter,  # type: ignore[dict-item]
 }
 
-# Metrics whose statistics are corpus-wide tables, scored at the end of a
-# run (NIST's weights need every reference): the run keeps their tables
-# instead of summing rows (``bleustream.run``).  Named with -m like the others.
+# Metrics scored at the end of a run, alone, from tables of the whole input
+# (NIST's weights need every reference; Self-BLEU's set): each declares its
+# loop (``LOOP``, read by ``loop_of``).  Named with -m like the others.
 CORPUS_METRICS: dict[str, Any] = {nist.NAME: nist, self_bleu.NAME: self_bleu}
 
 DEFAULT_METRICS = ("bleu",)
@@ -142,6 +142,12 @@ def metric_of(name: str) -> Any:
     return METRICS[name] if name in METRICS else CORPUS_METRICS[name]
 
 
-def is_corpus_wide(specs: Sequence[Spec]) -> bool:
-    """The run scores a corpus-wide metric (alone)."""
-    return any(getattr(spec.metric, "CORPUS_WIDE", False) for spec in specs)
+def loop_of(specs: Sequence[Spec]) -> str:
+    """The loop a run of these metrics needs, as a metric declares it
+    (``LOOP``, see ``protocol``): ``"stream"`` unless one is scored at the
+    end, alone (``"corpus"``, ``"set"``).  The one place it is read."""
+    for spec in specs:
+        loop: str = getattr(spec.metric, "LOOP", "stream")
+        if loop != "stream":
+            return loop
+    return "stream"

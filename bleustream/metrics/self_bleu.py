@@ -265,14 +265,14 @@ def self_bleu(sentences: Sequence[str], settings: Settings | None = None) -> lis
 
 # ----------------------------------------------------------------------------
 # The metric surface (see bleustream.metrics.protocol).  Self-BLEU is scored
-# at the end of a run, over the whole set: CORPUS_WIDE.  A row is
+# at the end of a run, over the whole set: its loop is "set".  A row is
 # ``(sum of values, sentences)``: a sentence's is ``(value, 1)``, and the
 # corpus score is their mean, summed in input order as Texygen sums.
 # ----------------------------------------------------------------------------
 
 NAME = "self-bleu"
 TITLE = "Self-BLEU (the set's diversity; with --self-bleu)"
-CORPUS_WIDE = True
+LOOP = "set"
 
 OPTIONS = (
     OptionSpec(

@@ -35,7 +35,7 @@ from typing import Any, Callable, NamedTuple, TypeVar
 
 from bleustream.errors import BleustreamError, InputError, Interrupted, WorkerError
 from bleustream.metrics.counting import Rows, SegmentCounter, Summed, sum_rows
-from bleustream.metrics.registry import Spec
+from bleustream.metrics.registry import Spec, loop_of
 
 BATCH = 256  # segments per batch sent to a worker
 LINGER = 0.05  # seconds a partial batch waits for more input
@@ -114,7 +114,7 @@ def _init_worker(specs: tuple[Spec, ...], systems: int) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
     global _worker_scorer
     # A corpus-wide metric (NIST) is counted by its own block function.
-    if not any(getattr(spec.metric, "CORPUS_WIDE", False) for spec in specs):
+    if loop_of(specs) == "stream":
         _worker_scorer = SegmentCounter(specs, systems)
 
 

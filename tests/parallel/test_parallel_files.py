@@ -26,6 +26,7 @@ import pytest
 from bleustream.api import spec
 from bleustream.inputs.items import text_items
 from bleustream.inputs.lines import BadLinePolicy
+from bleustream.inputs.options import ReadOptions
 from bleustream.parallel import blocks
 from bleustream.parallel.block_tasks import block_tasks
 from bleustream.parallel.blocks import identity_of, line_blocks, same_files
@@ -250,8 +251,9 @@ def test_which_runs_read_in_blocks(
     """The runs that the command-line tests above compare take the block path."""
     monkeypatch.chdir(corpus)
     Path("ref.1.gz").write_bytes(gzip.compress(Path("ref.1").read_bytes()))
-    options = RunOptions((spec("bleu"),), refs=refs, inputs=inputs, jobs=2, **extra)  # type: ignore[arg-type]
-    policy = BadLinePolicy(options.skip_bad_lines)
+    reading = ReadOptions(refs=refs, inputs=inputs, **extra)  # type: ignore[arg-type]
+    options = RunOptions((spec("bleu"),), reading, jobs=2)
+    policy = BadLinePolicy(options.reading.skip_bad_lines)
     with open(corpus / "hyp", "rb") as stdin:
         _, sources = text_items(options.reading, stdin, policy)
         try:

@@ -29,6 +29,7 @@ from bleustream.inputs.stats_reader import Chunk, Layout, read_stats
 from bleustream.metrics.registry import METRICS
 from tests.helpers.adversarial import Adversary
 from tests.helpers.clirun import COMMAND, assert_clean_stderr
+from tests.helpers.files import write_lines
 
 SEGMENTS = 600
 SHARDS = 3  # of SEGMENTS // SHARDS segments each
@@ -42,12 +43,6 @@ SHARD_KINDS = {
     "sentence-level": ("-f", "stats", "-sl"),
     "sentence-level-every": ("-f", "stats", "-sl", "--every", str(EVERY)),
 }
-
-
-def _write_lines(path: Path, lines: Sequence[str]) -> Path:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(f"{line}\n" for line in lines)
-    return path
 
 
 def _start(args: Sequence[str | Path], cwd: Path, stdin: bytes | None = None) -> subprocess.Popen:
@@ -118,10 +113,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     directory = tmp_path_factory.mktemp("merge")
     hyps, refs = Adversary(2222).paste_corpus(SEGMENTS, 2)
     lines = ["\t".join(fields) for fields in zip(hyps, *refs)]
-    _write_lines(directory / "whole.tsv", lines)
+    write_lines(directory / "whole.tsv", lines)
     size = SEGMENTS // SHARDS
     for k in range(SHARDS):
-        _write_lines(directory / f"shard.{k}.tsv", lines[k * size : (k + 1) * size])
+        write_lines(directory / f"shard.{k}.tsv", lines[k * size : (k + 1) * size])
     commands = [
         [*args, "-i", f"shard.{k}.tsv"] for args in SHARD_KINDS.values() for k in range(SHARDS)
     ]
@@ -435,8 +430,8 @@ BAD_VALUES: dict[str, tuple[Callable[[list[str]], list[str]], str]] = {
 def test_bad_values_in_a_record(tmp_path: Path, what: str, tests: tuple[str, ...]) -> None:
     """A record with a value that no run writes is bad input at its line (65,
     no score), not a traceback nor a score of nonsense."""
-    _write_lines(tmp_path / "ref", ["the cat sat on the mat", "a dog"])
-    _write_lines(tmp_path / "hyp", ["the cat sat on a mat", "a dog barks"])
+    write_lines(tmp_path / "ref", ["the cat sat on the mat", "a dog"])
+    write_lines(tmp_path / "hyp", ["the cat sat on a mat", "a dog barks"])
     written = ok(
         run("-m", "bleu", "chrf", "ter", "-sl", "-f", "stats", "ref", "-i", "hyp", cwd=tmp_path)
     ).stdout.decode()
@@ -538,11 +533,11 @@ def systems(corpus: Corpus) -> Path:
     d = corpus.directory
     other = [" ".join(reversed(ref.split(" "))) for ref in corpus.refs[1]]
     rows = ["\t".join(f) for f in zip(corpus.hyps, other, *corpus.refs)]
-    _write_lines(d / "systems.tsv", rows)
-    _write_lines(d / "system.2.tsv", ["\t".join(f) for f in zip(other, *corpus.refs)])
+    write_lines(d / "systems.tsv", rows)
+    write_lines(d / "system.2.tsv", ["\t".join(f) for f in zip(other, *corpus.refs)])
     size = corpus.shard_size
     for k in range(SHARDS):
-        _write_lines(d / f"systems.{k}.tsv", rows[k * size : (k + 1) * size])
+        write_lines(d / f"systems.{k}.tsv", rows[k * size : (k + 1) * size])
     commands = [
         ["--systems", "2", "-sl", "-f", "stats", "-i", f"systems.{k}.tsv"] for k in range(SHARDS)
     ]

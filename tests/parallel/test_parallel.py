@@ -26,7 +26,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -38,26 +38,16 @@ from bleustream.metrics.registry import METRICS
 from tests.conftest import real_sets, require_real_data
 from tests.helpers.adversarial import Adversary
 from tests.helpers.clirun import COMMAND, assert_clean_stderr
-from tests.helpers.waiting import wait_until_waiting_for_input
+from tests.helpers.files import write_lines
+from tests.helpers.waiting import (
+    signals_unblocked,  # noqa: F401 (a fixture)
+    wait_until_waiting_for_input,
+)
 
 GENERATED = 2_000  # segments of the generated corpus: 8 batches of 256
 LOG_SEGMENTS = 700  # segments of each generated log: 3 batches
 SYSTEM_SEGMENTS = 1_000  # segments of the generated inputs of two systems
 TIMEOUT = 120  # seconds any one run may take, however loaded the machine
-
-# What a line of paste input cannot hold: its separators, and lone
-# surrogates, which no UTF-8 input decodes to.
-_NOT_IN_A_FIELD = re.compile("[\t\n\r\ud800-\udfff]")
-
-
-def _clean(text: str) -> str:
-    return _NOT_IN_A_FIELD.sub(" ", text)
-
-
-def _write_lines(path: Path, lines: Sequence[str]) -> Path:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(f"{line}\n" for line in lines)
-    return path
 
 
 @dataclass(frozen=True)
@@ -92,36 +82,34 @@ def _fairseq_log(hyps: Sequence[str], refs: Sequence[str], order: Sequence[int])
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     directory = tmp_path_factory.mktemp("parallel")
-    hyps, streams = Adversary(1111).corpus(GENERATED, 2)
-    hyps = [_clean(h) for h in hyps]
-    refs = [[_clean(r) for r in stream] for stream in streams]
+    hyps, refs = Adversary(1111).paste_corpus(GENERATED, 2)
     # A second system: the first reference with its words in reverse order.
     other = [" ".join(reversed(r.split(" "))) for r in refs[0]]
     rows = ["\t".join(fields) for fields in zip(hyps, *refs)]
-    _write_lines(directory / "paste.tsv", rows)
+    write_lines(directory / "paste.tsv", rows)
     k = SYSTEM_SEGMENTS
     systems = ["\t".join(f) for f in zip(hyps[:k], other, *refs)]
-    _write_lines(directory / "systems.tsv", systems)
-    _write_lines(directory / "hyp.a", hyps[:k])
-    _write_lines(directory / "hyp.b", other[:k])
-    _write_lines(directory / "ref.1", refs[0][:k])
-    _write_lines(directory / "ref.2", refs[1][:k])
+    write_lines(directory / "systems.tsv", systems)
+    write_lines(directory / "hyp.a", hyps[:k])
+    write_lines(directory / "hyp.b", other[:k])
+    write_lines(directory / "ref.1", refs[0][:k])
+    write_lines(directory / "ref.2", refs[1][:k])
 
     n = LOG_SEGMENTS
     order = list(range(n))
     random.Random(7).shuffle(order)
-    _write_lines(directory / "fairseq.log", _fairseq_log(hyps, refs[0], order))
+    write_lines(directory / "fairseq.log", _fairseq_log(hyps, refs[0], order))
     nbest = []
     for i in order:
         nbest += [
             f"{i} ||| {hyps[i]} ||| F0= -1.5 ||| -2.5",
             f"{i} ||| other {i} ||| F0= -2 ||| -3",
         ]
-    _write_lines(directory / "nbest.txt", nbest)
-    _write_lines(directory / "keyed.txt", [f"{i}\t{hyps[i]}" for i in order])
-    _write_lines(directory / "log.ref.1", refs[0][:n])
-    _write_lines(directory / "log.ref.2", refs[1][:n])
-    _write_lines(directory / "keyed.refs", [f"{i}\t{refs[0][i]}\t{refs[1][i]}" for i in range(n)])
+    write_lines(directory / "nbest.txt", nbest)
+    write_lines(directory / "keyed.txt", [f"{i}\t{hyps[i]}" for i in order])
+    write_lines(directory / "log.ref.1", refs[0][:n])
+    write_lines(directory / "log.ref.2", refs[1][:n])
+    write_lines(directory / "keyed.refs", [f"{i}\t{refs[0][i]}\t{refs[1][i]}" for i in range(n)])
 
     # Bad lines: undecodable bytes at lines 500, 1201 and 1777, and a line
     # with one field only (no reference) at 900.
@@ -410,17 +398,6 @@ def _interrupted(jobs: int, signum: int, data: bytes, lines: int) -> tuple[int, 
         proc.kill()
         proc.wait()
         proc.stdin.close()
-
-
-@pytest.fixture
-def signals_unblocked() -> Iterator[None]:
-    """SIGINT and SIGTERM unblocked here, so that the processes started inherit
-    them unblocked whatever ran in this process before."""
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @pytest.mark.usefixtures("signals_unblocked")

@@ -32,14 +32,8 @@ from bleustream.parallel.block_tasks import block_tasks
 from bleustream.parallel.blocks import identity_of, line_blocks, same_files
 from bleustream.run import RunOptions
 from tests.helpers.adversarial import Adversary
-from tests.parallel.test_parallel import (
-    TIMEOUT,
-    _clean,
-    _finish,
-    _start,
-    _write_lines,
-    same_with_jobs,
-)
+from tests.helpers.files import write_lines
+from tests.parallel.test_parallel import TIMEOUT, _finish, _start, same_with_jobs
 
 SEGMENTS = 200
 BLOCK = 7  # lines per block in the runs here: 29 blocks of the corpus
@@ -84,24 +78,22 @@ if __name__ == "__main__":
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("blocks")
-    hyps, streams = Adversary(2222).corpus(SEGMENTS, 3)
-    hyps = [_clean(h) for h in hyps]
-    refs = [[_clean(r) for r in stream] for stream in streams]
+    hyps, refs = Adversary(2222).paste_corpus(SEGMENTS, 3)
     # The last lines are not empty, so that cutting off the last newline
     # keeps every line.
     hyps[-1] += "last"
     for stream in refs:
         stream[-1] += "last"
     other = [" ".join(reversed(r.split(" "))) for r in refs[0]]
-    _write_lines(directory / "hyp", hyps)
-    _write_lines(directory / "other", other)
-    _write_lines(directory / "ref.1", refs[0])
-    _write_lines(directory / "ref.2", refs[1])
-    _write_lines(directory / "ref.3", refs[2])
-    _write_lines(directory / "paste", ["\t".join(f) for f in zip(hyps, *refs[:2])])
-    _write_lines(directory / "systems", ["\t".join(f) for f in zip(hyps, other, *refs[:2])])
+    write_lines(directory / "hyp", hyps)
+    write_lines(directory / "other", other)
+    write_lines(directory / "ref.1", refs[0])
+    write_lines(directory / "ref.2", refs[1])
+    write_lines(directory / "ref.3", refs[2])
+    write_lines(directory / "paste", ["\t".join(f) for f in zip(hyps, *refs[:2])])
+    write_lines(directory / "systems", ["\t".join(f) for f in zip(hyps, other, *refs[:2])])
     # --num-refs 2: two references a line, the second one never empty.
-    _write_lines(directory / "nr2", [f"{a}\t{b.strip() or 'b'}" for a, b in zip(*refs[:2])])
+    write_lines(directory / "nr2", [f"{a}\t{b.strip() or 'b'}" for a, b in zip(*refs[:2])])
     (directory / "wrapper.py").write_text(WRAPPER, encoding="utf-8")
     # CRLF line ends, a last line without any, and a byte-order mark (text,
     # as SacreBLEU reads it).

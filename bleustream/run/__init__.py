@@ -24,8 +24,6 @@ from __future__ import annotations
 from typing import BinaryIO, TextIO
 
 from bleustream.metrics.registry import loop_of
-from bleustream.run.corpus import run_corpus_wide
-from bleustream.run.sets import run_sets
 from bleustream.run.state import Output, Report, RunOptions
 from bleustream.run.stream import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, run_stream, summed_text
 
@@ -52,9 +50,13 @@ def run(
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
     loop = loop_of(options.specs)
-    if loop == "set":
+    if loop == "set":  # each loop is loaded by the run that needs it
+        from bleustream.run.sets import run_sets
+
         return run_sets(options, stdin, stdout, report)
     if loop == "corpus" and options.reading.input_format != "stats":
+        from bleustream.run.corpus import run_corpus_wide
+
         return run_corpus_wide(options, stdin, stdout, report)
     # Statistics read back are opened by the streaming loop, which hands
     # NIST's tables to the corpus-wide loop.

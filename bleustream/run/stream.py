@@ -52,7 +52,6 @@ from bleustream.metrics.registry import Spec, metric_of
 from bleustream.output.partial import partial_input, partial_input_message
 from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import FORMATTERS, Record, header
-from bleustream.run.corpus import run_corpus_wide
 from bleustream.run.final import final_text, system_names, systems_order, table_names
 from bleustream.run.state import (
     Output,
@@ -107,6 +106,8 @@ def run_stream(
         # Opening is inside: a signal may come while a FIFO waits for a writer.
         items = loop.open(corpus_wide)
         if items is None:  # NIST's tables, which the corpus-wide loop merges
+            from bleustream.run.corpus import run_corpus_wide
+
             nist_options = replace(loop.options, specs=(_default_spec("nist"),))
             opened = (loop.sources, loop.policy)
             return run_corpus_wide(nist_options, loop.stdin, stdout, report, opened)

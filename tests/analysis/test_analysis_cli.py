@@ -215,6 +215,7 @@ def test_a_missing_plotting_library_is_one_line(
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_the_report_is_rewritten_every_n_segments(tmp_path: Path) -> None:
     """With --every 10 the page shows the first 10 segments while the input
     is still open, then all of them; no temporary file is left behind."""
@@ -278,6 +279,7 @@ def analyzed(folder: Path, *args: object) -> bytes:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_two_workers_and_shards_give_one_process_document(tmp_path: Path) -> None:
     """-j 2 (batches of 1000 segments) and shards written with -f stats and
     merged give the JSON document of one process, byte for byte."""

@@ -197,6 +197,7 @@ def segments_in(doc_bucket_index: int, keys: list[int]) -> list[int]:
     return [i for i, k in enumerate(keys) if k == doc_bucket_index]
 
 
+@pytest.mark.slow
 def test_bucket_scores_intervals_and_p_values_are_sacrebleus(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -129,6 +129,7 @@ PBS, PAR = ("-pbs", "-pbsn", "20"), ("-par", "-parn", "20")
     "fmt, test",
     [("json", ()), ("text", ()), ("latex", ()), ("text", PBS), ("latex", PBS), ("text", PAR)],
 )
+@pytest.mark.slow
 def test_several_systems_metrics_are_in_sacrebleus_order(
     data: Path, fmt: str, test: tuple[str, ...]
 ) -> None:
@@ -302,6 +303,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("--download", "wmt17", "-l", "en-de"),
     ],
 )
+@pytest.mark.slow
 def test_test_sets_as_sacrebleu_reads_its_cache(cache: Path, args: tuple[str, ...]) -> None:
     hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
     line = (*args, "-i", hyp) if "-i" not in args and "--echo" not in args else args
@@ -324,6 +326,7 @@ def test_test_sets_as_sacrebleu_reads_its_cache(cache: Path, args: tuple[str, ..
     ],
     ids=["origlang", "non-origlang", "origlang-j2", "two-sets", "two-sets-origlang"],
 )
+@pytest.mark.slow
 def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
     cache: Path, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
@@ -353,6 +356,7 @@ def test_origlang_and_several_test_sets_as_sacrebleu_scores_them(
     ],
     ids=["bleu", "three-metrics", "score-only", "score-only-three", "json", "ci", "sl", "latex"],
 )
+@pytest.mark.slow
 def test_detail_is_sacrebleus(cache: Path, args: tuple[str, ...]) -> None:
     """-d: after the scores, each origlang's (and domain's) as SacreBLEU prints them;
     the hypotheses from a file and from stdin."""
@@ -609,6 +613,7 @@ def test_forgot_to_detokenize_warning_is_sacrebleus(tmp_path: Path) -> None:
     ],
     ids=["table", "paired-bs", "paired-ar"],
 )
+@pytest.mark.slow
 def test_forgot_to_detokenize_warnings_of_several_systems_are_where_sacrebleu_says_them(
     tmp_path: Path, args: tuple[str, ...]
 ) -> None:
@@ -712,6 +717,7 @@ def test_what_sacrebleu_refuses_of_stdins_systems_is_refused(
     ],
     ids=["two", "three-bs", "ar-latex", "baseline-again", "stdin-ar"],
 )
+@pytest.mark.slow
 def test_sacrebleus_stderr_lines_are_said_in_its_mode(data: Path, args: tuple[str, ...]) -> None:
     """SacreBLEU's information lines ("Found 2 systems.", each step of a paired
     test) are said under --compat sacrebleu, not with -q, not in bleustream's mode."""

@@ -166,6 +166,7 @@ def environment(tmp: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("command", CORPUS)
+@pytest.mark.slow
 def test_sacrebleu_command_line_gives_the_same_output(
     corpus_dir: tuple[Path, dict[str, str]], command: str
 ) -> None:

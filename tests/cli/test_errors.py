@@ -227,6 +227,7 @@ def test_odd_input_scores_as_sacrebleu(data: bytes, hyps: list[str], refs: list[
     assert record["segments"] == len(hyps)
 
 
+@pytest.mark.slow
 def test_fifty_megabyte_line() -> None:
     rng = random.Random(50)
     words = [f"w{rng.getrandbits(64):x}" * 50 for _ in range(60_000)]

@@ -130,6 +130,7 @@ def hf(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def
     return lambda name, **kw: evaluate.load(bleustream.evaluate_module_path(), name, **kw)
 
 
+@pytest.mark.slow
 def test_evaluate_results_are_sacrebleus(hf, small: Small) -> None:  # type: ignore[no-untyped-def]
     sacrebleu = pytest.importorskip("sacrebleu")
     hyps = small.hyps17[0].read_text(encoding="utf-8").splitlines()
@@ -175,6 +176,7 @@ print(rss() - before)
 """
 
 
+@pytest.mark.slow
 def test_evaluate_add_batch_keeps_memory_flat(hf, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """10^6 segments: the peak RSS after the first 10^5 grows by under 2 MB."""
     done = subprocess.run(

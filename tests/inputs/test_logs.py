@@ -689,6 +689,7 @@ def _peak_rss_kib(segments: int) -> tuple[int, dict[str, Any]]:
 
 
 @pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4")
+@pytest.mark.slow
 def test_memory_stays_flat_for_in_order_blocks() -> None:
     small, small_record = _peak_rss_kib(20_000)
     large, large_record = _peak_rss_kib(200_000)

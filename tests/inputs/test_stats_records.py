@@ -291,6 +291,7 @@ REAL_SETTINGS = (
 
 
 @pytest.mark.parametrize("extra", REAL_SETTINGS, ids=["default", "char", "words"])
+@pytest.mark.slow
 def test_real_runs_are_read_back(tmp_path: Path, extra: tuple[str, ...]) -> None:
     """Every real set, all its references (the first lines of each): its
     segment and corpus records pass."""
@@ -418,6 +419,7 @@ MUTATIONS = ("float", "fraction", "negative", "limit", "total", "match", "edits"
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(data=st.data())
+@pytest.mark.slow
 def test_each_mutation_is_the_same_numbers_or_refused(data: st.DataObject) -> None:
     """One field of real records mutated: the unmutated numbers again, or 65 at
     its line, or, where a run could write the mutated record, a score."""

@@ -267,6 +267,7 @@ def _shards(paths: list[Path], tmp_path: Path, cuts: tuple[int, ...]) -> list[li
 
 
 @pytest.mark.parametrize("fmt", ["text", "jsonl", "tsv"])
+@pytest.mark.slow
 def test_shards_merge_to_the_numbers_of_one_run(tmp_path: Path, fmt: str) -> None:
     """-f stats of each shard, merged in any order, print what one run prints."""
     ref, hyps = _wmt17(tmp_path)
@@ -289,6 +290,7 @@ def test_shards_merge_to_the_numbers_of_one_run(tmp_path: Path, fmt: str) -> Non
         assert merged.stdout == whole.stdout
 
 
+@pytest.mark.slow
 def test_j_counts_blocks_on_workers_with_one_runs_numbers(tmp_path: Path) -> None:
     ref, hyps = _wmt17(tmp_path)
     for extra in ([], ["-f", "jsonl"], ["-tok", "intl", "--nist-case-sensitive"]):
@@ -301,6 +303,7 @@ def test_j_counts_blocks_on_workers_with_one_runs_numbers(tmp_path: Path) -> Non
     assert two.stdout == one.stdout and one.stdout.count(b"\n") == 3004 + 2
 
 
+@pytest.mark.slow
 def test_j_finds_the_segment_with_no_reference_words(tmp_path: Path) -> None:
     ref, hyps = _wmt17(tmp_path, 1)
     lines = ref.read_bytes().split(b"\n")
@@ -313,6 +316,7 @@ def test_j_finds_the_segment_with_no_reference_words(tmp_path: Path) -> None:
         assert proc.stderr.decode() == f"bleustream: {hyps[0]}:2501: {nist.EMPTY_REFERENCES}\n"
 
 
+@pytest.mark.slow
 def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path: Path) -> None:
     ref, hyps = _wmt17(tmp_path, 1)
     stats = run(str(ref), "-m", "nist", "-f", "stats", "-i", str(hyps[0]))
@@ -344,6 +348,7 @@ def test_records_of_other_settings_or_metrics_are_refused_at_their_line(tmp_path
     "counting",
     [(), ("--nist-order", "4", "-tok", "intl", "--nist-case-sensitive")],
 )
+@pytest.mark.slow
 def test_records_read_back_carry_their_settings(tmp_path: Path, counting: tuple[str, ...]) -> None:
     """Read back with nothing repeated (not even -m nist), the records give
     the numbers and signature of the run that wrote them; a counting option

@@ -67,6 +67,7 @@ EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=list(H
 
 @EXAMPLES
 @given(SETS, st.integers(1, 5))
+@pytest.mark.slow
 def test_texygen_values_are_nltks_against_the_others(lines: list[str], order: int) -> None:
     """Every value and the mean equal NLTK's, bit for bit, at every order."""
     expected = nltk_values(lines, order)
@@ -82,6 +83,7 @@ def test_texygen_values_are_nltks_against_the_others(lines: list[str], order: in
 
 @EXAMPLES
 @given(SETS)
+@pytest.mark.slow
 def test_sacrebleu_values_are_sentence_bleu_against_the_others(lines: list[str]) -> None:
     expected = sacrebleu_values(lines)
     values, mean, _ = command_values(lines, "--self-bleu", "sacrebleu")

@@ -332,6 +332,7 @@ def test_empty_corpus_totals() -> None:
     assert ter.score((0, 0), s).score == 0.0
 
 
+@pytest.mark.slow
 def test_edit_distance_matches_sacrebleu(paths: dict[str, int]) -> None:
     """Short and medium pairs from small vocabularies against ``translation_edit_rate``.
 

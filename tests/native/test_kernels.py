@@ -160,6 +160,7 @@ def _bleu_rows(hyps: Sequence[str], refsets: Sequence[Sequence[str]], orders: Se
 
 
 @needs_native
+@pytest.mark.slow
 def test_bleu_rows_one_reference() -> None:
     lines = ADVERSARIAL[::3]
     assert _bleu_rows(lines, [[r] for r in lines[::4]], (1, 2, 4, 6)) > 10_000
@@ -462,6 +463,7 @@ def test_bleu_rows_on_any_text(hyp: str, refs: list[str], max_order: int) -> Non
     st.integers(1, 6),
     st.booleans(),
 )
+@pytest.mark.slow
 def test_batch_sums_on_any_text(
     segments: list[tuple[str, list[str]]], max_order: int, zh: bool
 ) -> None:

@@ -294,6 +294,7 @@ def _plainly_scored(row: tuple[int, ...], the_settings: bleu.Settings) -> bool:
 @needs_kernel
 @MORE_EXAMPLES
 @given(settings_and_rows(realistic_rows))
+@pytest.mark.slow
 def test_realistic_rows_as_the_pure_objects(case: tuple[bleu.Settings, list[Any]]) -> None:
     the_settings, rows = case
     batch = check_rows(the_settings, rows)
@@ -306,6 +307,7 @@ def test_realistic_rows_as_the_pure_objects(case: tuple[bleu.Settings, list[Any]
 @needs_kernel
 @MORE_EXAMPLES
 @given(settings_and_rows(arbitrary_rows))
+@pytest.mark.slow
 def test_arbitrary_whole_numbers_as_the_pure_objects(
     case: tuple[bleu.Settings, list[Any]],
 ) -> None:

@@ -188,6 +188,7 @@ def test_segments_of_2000_words() -> None:
     assert N.count_edits(hyp, ref, 0) == ter_search.py_count_edits(hyp, ref)
 
 
+@pytest.mark.slow
 def test_past_max_exact_cells(paths: dict[str, int]) -> None:
     """4,097 by 4,097 words, just past ``MAX_EXACT_CELLS``: the pure search
     (and the kernel, by default) runs the beam-limited DP only."""

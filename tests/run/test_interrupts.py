@@ -333,6 +333,7 @@ def test_ctrl_c_in_a_terminal_reaches_every_process_of_the_group() -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.slow
 def test_a_signal_during_the_final_scoring_waits_for_the_whole_score(signum: int) -> None:
     """All input read, the paired test running: the signal waits until the
     score of the whole input is out (unmarked: it is whole), then the

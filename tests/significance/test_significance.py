@@ -697,6 +697,7 @@ def test_paired_ar_equals_sacrebleu(
         assert "|".join(f"{k}:{v}" for k, v in ordered.items()) == expected
 
 
+@pytest.mark.slow
 def test_wmt21_paired_bs_and_latex(monkeypatch: pytest.MonkeyPatch) -> None:
     """WMT21 en-de, baseline + 4 systems, BLEU + chrF, paired-bs 1000, default seed.
 

@@ -337,15 +337,15 @@ class Job:
     def from_args(cls, args: argparse.Namespace, parser: argparse.ArgumentParser) -> Job:
         """A job from options parsed by ``parser`` (made by ``engine_parser``)."""
         config = load_config(args, os.getcwd(), parser)
-        options = resolve(args, config)
-        run_options = check_options(options, config)
+        values = resolve(args, config)
+        run_options = check_options(values, config)
         names = (*run_options.reading.inputs, *run_options.reading.refs)
         paths = tuple(os.path.abspath(name) for name in names)
         if args.show_config:
-            return cls(run_options, names, paths, show_config(options, parser))
+            return cls(run_options, names, paths, show_config(values, parser))
         for dest, flag, why in UNSUPPORTED:
-            if options[dest]:
-                origin = options["origins"].get(dest, FROM_COMMAND_LINE)
+            if values[dest]:
+                origin = values["origins"].get(dest, FROM_COMMAND_LINE)
                 where = "" if origin == FROM_COMMAND_LINE else f" (set in {origin})"
                 raise UsageError(f"{flag} is not supported here: {why}{where}; use bleustream")
         if run_options.reading.input_format != "paste":

@@ -39,36 +39,36 @@ BATCH = 1000  # segments a worker analyzes at a time (-j N)
 
 
 def settings_of(
-    options: Mapping[str, Any], tokenize: Callable[[str], list[str]]
+    values: Mapping[str, Any], tokenize: Callable[[str], list[str]]
 ) -> AnalysisSettings:
     """The analysis settings the command line's options give."""
     frequencies, source = None, "references"
-    if options["freq_counts"]:
-        path = options["freq_counts"]
+    if values["freq_counts"]:
+        path = values["freq_counts"]
         with _opened(path) as f:
             try:
                 frequencies = dict(read_counts(f, path))
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         source = f"counts file {path}"
-    elif options["freq_corpus"]:
-        path = options["freq_corpus"]
+    elif values["freq_corpus"]:
+        path = values["freq_corpus"]
         with _opened(path) as f:
             frequencies = count_lines(f, tokenize)
         source = f"corpus {path}"
-    low, high = (int(x) for x in options["ngram_orders"].split(":"))
+    low, high = (int(x) for x in values["ngram_orders"].split(":"))
     return AnalysisSettings(
-        length_edges=Edges(parse_edges(options["length_edges"])),
-        length_diff_edges=Edges(parse_edges(options["length_diff_edges"])),
-        sentence_bleu_edges=Edges(parse_edges(options["sentence_bleu_edges"]), whole=False),
-        frequency_edges=Edges(parse_edges(options["frequency_edges"])),
+        length_edges=Edges(parse_edges(values["length_edges"])),
+        length_diff_edges=Edges(parse_edges(values["length_diff_edges"])),
+        sentence_bleu_edges=Edges(parse_edges(values["sentence_bleu_edges"]), whole=False),
+        frequency_edges=Edges(parse_edges(values["frequency_edges"])),
         frequencies=frequencies,
         frequency_source=source,
         ngram_orders=(low, high),
-        ngrams_listed=options["ngrams"],
-        examples=options["examples"],
-        samples=options["analyze_n"],
-        seed=parse_seed(options["seed"]),
+        ngrams_listed=values["ngrams"],
+        examples=values["examples"],
+        samples=values["analyze_n"],
+        seed=parse_seed(values["seed"]),
     )
 
 
@@ -102,7 +102,7 @@ def _sources(path: str | None) -> Iterator[str | None]:
 
 def run(
     run_options: RunOptions,
-    options: Mapping[str, Any],
+    values: Mapping[str, Any],
     stdin: BinaryIO | None,
     stdout: BinaryIO,
     report: Callable[[str], None],
@@ -111,7 +111,7 @@ def run(
     fmt = run_options.format
     if fmt not in FORMATS:
         raise UsageError(f"--analyze writes -f {', '.join(FORMATS)}, not -f {fmt}")
-    page, every = options["report"], options.get("report_every", 0)
+    page, every = values["report"], values.get("report_every", 0)
     if page is not None:
         require_matplotlib()  # before reading: a missing extra is said at once
     reading = run_options.reading.input_format == "stats"
@@ -121,11 +121,11 @@ def run(
             bleu_index(specs)
         except ValueError as exc:
             raise UsageError(f"--analyze: {exc}") from None
-    settings = settings_of(options, _words_of(specs))
+    settings = settings_of(values, _words_of(specs))
     if reading:
         analyzer = _read_parts(run_options, settings, stdin)
     else:
-        analyzer = _analyze_text(run_options, options, settings, stdin, report, (page, every))
+        analyzer = _analyze_text(run_options, values, settings, stdin, report, (page, every))
     if not analyzer.segments:
         raise InputError("no segment to analyze")
     if fmt == "stats":
@@ -154,7 +154,7 @@ def _words_of(specs: Sequence[Spec]) -> Callable[[str], list[str]]:
 
 def _analyze_text(
     run_options: RunOptions,
-    options: Mapping[str, Any],
+    values: Mapping[str, Any],
     settings: AnalysisSettings,
     stdin: BinaryIO | None,
     report: Callable[[str], None],
@@ -167,10 +167,10 @@ def _analyze_text(
     analyzer = Analyzer(run_options.specs, names, settings)
     policy = BadLinePolicy(run_options.reading.skip_bad_lines, report)
     segments, sources = text_items(run_options.reading, stdin, policy)
-    src = _sources(options["src"])
+    src = _sources(values["src"])
     try:
         items = items_of_segments(segments, run_options.reading, sources, policy)
-        segments_read = _with_sources(items, src, options["src"])
+        segments_read = _with_sources(items, src, values["src"])
         if run_options.jobs > 1:
             _in_workers(analyzer, segments_read, run_options.jobs, page, every)
         else:

@@ -32,42 +32,42 @@ from bleustream.run import RunOptions, run
 NO_PARTS = "No subset information found. Consider using --origlang argument.\n"
 
 
-def check(options: dict[str, Any]) -> bool:
+def check(values: dict[str, Any]) -> bool:
     """Whether ``-d`` adds its lines to this run (a ``UsageError`` if it cannot).
 
     In SacreBLEU's mode, ``-d`` is passed over where SacreBLEU passes it
     over: with ``-sl`` and with several systems.
     """
-    compat = options["compat"] == "sacrebleu"
-    several = len(options["input"]) > 1 or options["systems"] > 1
-    if compat and (several or options["sentence_level"]):
+    compat = values["compat"] == "sacrebleu"
+    several = len(values["input"]) > 1 or values["systems"] > 1
+    if compat and (several or values["sentence_level"]):
         return False
     if several:
         raise UsageError("--detail (-d) scores the parts of one system's test set: one system")
-    if options["sentence_level"] or options["every"]:
+    if values["sentence_level"] or values["every"]:
         raise UsageError("--detail (-d) adds corpus scores: not with -sl or --every")
-    if options["format"] in ("jsonl", "tsv", "stats"):
+    if values["format"] in ("jsonl", "tsv", "stats"):
         raise UsageError(
-            f"--detail (-d) adds SacreBLEU's text lines: not with -f {options['format']} "
+            f"--detail (-d) adds SacreBLEU's text lines: not with -f {values['format']} "
             "(use -f text or json)"
         )
-    if options["format"] == "json":
-        options["format"] = "text"  # SacreBLEU's: the parts would break the JSON
+    if values["format"] == "json":
+        values["format"] = "text"  # SacreBLEU's: the parts would break the JSON
     return True
 
 
-def parts(options: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
+def parts(values: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
     """Each part's key, as SacreBLEU writes it, with the numbers of its lines."""
     _dataset, utils = testsets.registry()
-    test_set, pair = options["test_set"], options["language_pair"]
-    origlangs = [options["origlang"]] if options.get("origlang") else None
+    test_set, pair = values["test_set"], values["language_pair"]
+    origlangs = [values["origlang"]] if values.get("origlang") else None
     origlangs = origlangs or utils.get_available_origlangs(test_set, pair)
-    subsets = [options["subset"]] if options.get("subset") else None
+    subsets = [values["subset"]] if values.get("subset") else None
     subsets = subsets or utils.get_available_subsets(test_set, pair)
     out = []
     for origlang in origlangs:
         for subset in [None, *subsets]:
-            kept = testsets.kept_lines({**options, "origlang": origlang, "subset": subset}, True)
+            kept = testsets.kept_lines({**values, "origlang": origlang, "subset": subset}, True)
             if not kept:
                 continue
             key = f"origlang={origlang}"
@@ -83,14 +83,14 @@ def parts(options: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
 
 def detail_text(
     run_options: RunOptions,
-    options: dict[str, Any],
+    values: dict[str, Any],
     stdin: Callable[[], BinaryIO | None],
     report: Callable[[str], None],
 ) -> str:
     """The lines ``-d`` adds (SacreBLEU's words when a test set has no parts)."""
     if _stdin_systems(run_options, stdin):
         return ""  # several systems, from stdin's fields: SacreBLEU adds nothing
-    found = parts(options) if options.get("test_set") else []
+    found = parts(values) if values.get("test_set") else []
     if not found:
         return NO_PARTS
     results: dict[str, list[tuple[int, str, float]]] = {}
@@ -138,11 +138,11 @@ def _stdin_systems(run_options: RunOptions, stdin: Callable[[], BinaryIO | None]
         stream.close()
 
 
-def replayable(stdin: BinaryIO | None, options: dict[str, Any]) -> Callable[[], BinaryIO | None]:
+def replayable(stdin: BinaryIO | None, values: dict[str, Any]) -> Callable[[], BinaryIO | None]:
     """A function giving stdin anew for each run: when the hypotheses come
     from stdin, it is kept in a temporary file (removed at exit) that every
     part reads again."""
-    if stdin is None or options["input"] != ["-"]:
+    if stdin is None or values["input"] != ["-"]:
         return lambda: stdin
     import atexit
 

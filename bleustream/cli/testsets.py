@@ -27,14 +27,14 @@ class TestSetError(BleustreamError):
     status = 74  # EXIT_IOERR
 
 
-def wanted(options: dict[str, Any]) -> bool:
+def wanted(values: dict[str, Any]) -> bool:
     """Whether a test-set option is given."""
     return bool(
-        options.get("test_set")
-        or options.get("echo")
-        or options.get("list")
-        or options.get("citation")
-        or options.get("download")
+        values.get("test_set")
+        or values.get("echo")
+        or values.get("list")
+        or values.get("citation")
+        or values.get("download")
     )
 
 
@@ -76,10 +76,10 @@ def _names(test_set: str) -> list[str]:
     return test_set.split(",")
 
 
-def check(options: dict[str, Any]) -> None:
+def check(values: dict[str, Any]) -> None:
     """SacreBLEU's checks of -t and -l, each one line with its hint (status 2)."""
     dataset, utils = registry()
-    test_set, pair = options.get("test_set"), options.get("language_pair")
+    test_set, pair = values.get("test_set"), values.get("language_pair")
     if not test_set:
         return
     for name in _names(test_set):
@@ -87,12 +87,12 @@ def check(options: dict[str, Any]) -> None:
             raise UsageError(
                 f"unknown test set {name!r}: run with --list to see the available test sets"
             )
-    if options["refs"]:
+    if values["refs"]:
         raise UsageError(
             "give exactly one of a test set (-t) and REF files: SacreBLEU reads no REF "
             "files with -t"
         )
-    if options.get("list") or options.get("citation"):
+    if values.get("list") or values.get("citation"):
         return
     if pair is None:
         raise UsageError("-t needs a language pair (-l): --list -t NAME shows its pairs")
@@ -104,16 +104,14 @@ def check(options: dict[str, Any]) -> None:
             )
 
 
-def action(options: dict[str, Any]) -> str | None:
+def action(values: dict[str, Any]) -> str | None:
     """What --list, --citation, --echo and --download print (they exit 0), or None."""
     dataset, utils = registry()
-    test_set, pair = options.get("test_set"), options.get("language_pair")
-    if options.get("download"):
-        _fetch(
-            options["download"], pair, lambda: utils.download_test_set(options["download"], pair)
-        )
+    test_set, pair = values.get("test_set"), values.get("language_pair")
+    if values.get("download"):
+        _fetch(values["download"], pair, lambda: utils.download_test_set(values["download"], pair))
         return ""
-    if options.get("list"):
+    if values.get("list"):
         if test_set:
             lines = []
             for lp in [pair] if pair else utils.get_langpairs_for_testset(test_set):
@@ -132,7 +130,7 @@ def action(options: dict[str, Any]) -> str | None:
         for name in sorted(names):
             lines.append(f"{name:<30}: {dataset.DATASETS[name].description}")
         return "\n".join(lines) + "\n"
-    if options.get("citation"):
+    if values.get("citation"):
         if not test_set:
             raise UsageError("--citation needs a test set (-t)")
         out = []
@@ -142,7 +140,7 @@ def action(options: dict[str, Any]) -> str | None:
                 raise UsageError(f"no citation for {name}")
             out.append(citation + "\n")
         return "".join(out)
-    if options.get("echo"):
+    if values.get("echo"):
         if not (test_set and pair):
             raise UsageError("--echo needs a test set (-t) and a language pair (-l)")
         buffer = io.StringIO()
@@ -152,14 +150,14 @@ def action(options: dict[str, Any]) -> str | None:
                     name,
                     pair,
                     lambda name=name: utils.print_test_set(
-                        name, pair, options["echo"], options.get("origlang"), options.get("subset")
+                        name, pair, values["echo"], values.get("origlang"), values.get("subset")
                     ),
                 )
         return buffer.getvalue()
     return None
 
 
-def reference_files(options: dict[str, Any]) -> list[str]:
+def reference_files(values: dict[str, Any]) -> list[str]:
     """The cached reference files of -t and -l (fetched first when missing).
 
     Several test sets (``-t wmt17,wmt18``) are read one after the other, as
@@ -167,9 +165,9 @@ def reference_files(options: dict[str, Any]) -> list[str]:
     stream, into files of a temporary folder removed at exit.
     """
     _dataset, utils = registry()
-    pair = options["language_pair"]
+    pair = values["language_pair"]
     per_set = []
-    for name in _names(options["test_set"]):
+    for name in _names(values["test_set"]):
         files = _fetch(name, pair, lambda name=name: utils.get_reference_files(name, pair))
         for path in files:
             if not os.path.isfile(path):
@@ -181,7 +179,7 @@ def reference_files(options: dict[str, Any]) -> list[str]:
         return per_set[0]
     if len({len(files) for files in per_set}) > 1:
         raise UsageError(
-            f"the test sets of -t {options['test_set']} have different numbers of references: "
+            f"the test sets of -t {values['test_set']} have different numbers of references: "
             "score them one at a time"
         )
     import atexit
@@ -202,17 +200,17 @@ def reference_files(options: dict[str, Any]) -> list[str]:
     return joined
 
 
-def kept_lines(options: dict[str, Any], empty_ok: bool = False) -> frozenset[int] | None:
+def kept_lines(values: dict[str, Any], empty_ok: bool = False) -> frozenset[int] | None:
     """With ``--origlang``/``--subset``: the numbers of the test set's lines
     that SacreBLEU's own ``filter_subset`` keeps (from the cache's raw files);
     none kept is a ``UsageError`` unless ``empty_ok``."""
-    origlang, subset = options.get("origlang"), options.get("subset")
+    origlang, subset = values.get("origlang"), values.get("subset")
     if origlang is None and subset is None:
         return None
     _dataset, utils = registry()
-    test_set, pair = options["test_set"], options["language_pair"]
+    test_set, pair = values["test_set"], values["language_pair"]
     lines = 0
-    for path in options["refs"][:1]:
+    for path in values["refs"][:1]:
         with open(path, "rb") as stream:
             lines = sum(1 for _ in stream)
     try:

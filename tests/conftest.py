@@ -152,6 +152,51 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"bleustream kernels: {kernels.KERNELS}{forced}"
 
 
+# Files slow as a whole: those whose cases run the command in child
+# processes (its end-to-end checks), and sweeps (every code point through
+# every tokenizer, every TER setting against SacreBLEU's TER, the kernels'
+# long property runs).  The fast subset (-m "not slow") is then the other
+# in-process tests: BLEU, chrF and the differential tests against SacreBLEU,
+# the analyses, the API and rewards, the drop-in, significance, the layering.
+SLOW_FILES = frozenset(
+    {
+        "cli/test_cli.py",
+        "cli/test_compat_cli.py",
+        "cli/test_config.py",
+        "cli/test_errors.py",
+        "cli/test_metrics_cli.py",
+        "cli/test_systems_cli.py",
+        "inputs/test_logs.py",
+        "inputs/test_merge.py",
+        "inputs/test_shards.py",
+        "inputs/test_stats_records.py",
+        "inputs/test_stdin_lines.py",
+        "metrics/test_nist.py",
+        "metrics/test_self_bleu.py",
+        "metrics/test_ter.py",
+        "native/test_kernels.py",
+        "native/test_kernels_scores.py",
+        "native/test_kernels_ter.py",
+        "output/test_live.py",
+        "output/test_progress.py",
+        "parallel/test_parallel.py",
+        "parallel/test_parallel_files.py",
+        "project/test_doc_examples.py",
+        "project/test_packaging.py",
+        "run/test_interrupts.py",
+        "tokenizers/test_tokenizers.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test of ``SLOW_FILES`` slow."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if item.path.relative_to(here).as_posix() in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the default, in pyproject.toml): one worker per CPU this
     process may run on.  (pytest-xdist's own count is psutil's physical

@@ -288,29 +288,8 @@ def read_stats(
         if layout is None:
             layout = here
             yield layout
-        elif here.metrics != layout.metrics or here.counting != layout.counting:
-            raise InputError(
-                "statistics counted with other settings than those of "
-                f"{layout.where}: {_describe_counting(here.metrics, here.counting)} here, "
-                f"{_describe_counting(layout.metrics, layout.counting)} there",
-                source.name,
-                source.line,
-            )
-        elif here.nrefs != layout.nrefs:
-            raise InputError(
-                f"statistics of {here.nrefs} references per segment, but "
-                f"{layout.where} has {layout.nrefs}",
-                source.name,
-                source.line,
-            )
-        elif here.system != layout.system and not several_systems:
-            raise InputError(
-                f"statistics of {_describe_system(here.system)}, but {layout.where} has "
-                f"{_describe_system(layout.system)}; the statistics of several systems "
-                "do not add up to a score: merge each system's records apart",
-                source.name,
-                source.line,
-            )
+        else:
+            _check_against(here, layout, several_systems, source)
         kind = data["type"]
         if partial is not None:
             note_partial(data, source, partial)
@@ -330,32 +309,12 @@ def read_stats(
                 continue  # the sum of the segment records just read
         else:
             since_corpus[here.system] = before + data["segments"]
-        rows = []
-        for spec_name, entry in zip(layout.metrics, data["metrics"]):
-            metric = METRICS[spec_name]
-            row = tuple(entry["stats"])
-            try:
-                settings = metric.Settings(**entry["counting"], **entry["scoring"])
-                size = metric.row_size(settings)
-            except (TypeError, ValueError) as exc:
-                raise InputError(
-                    f"settings of {spec_name} cannot be used: {exc}", source.name, source.line
-                ) from None
-            if len(row) != size:
-                raise InputError(
-                    f"{spec_name} statistics of {len(row)} numbers; its settings make {size}",
-                    source.name,
-                    source.line,
-                )
-            problem = _row_problem(metric, row, settings, data["segments"], data["nrefs"], kind)
-            if problem is not None:
-                raise InputError(f"{spec_name} statistics: {problem}", source.name, source.line)
-            rows.append(metric.from_record(row, settings))
+        rows = _rows_of(data, layout, kind, source)
         record_id = data.get("id")
         line = data.get("line")
         skipped = data.get("skipped")
         yield Chunk(
-            tuple(rows),
+            rows,
             data["segments"],
             line if is_whole(line) else source.line,
             record_id if isinstance(record_id, str) else None,
@@ -365,6 +324,61 @@ def read_stats(
             here.system,
             skipped if is_whole(skipped) else 0,
         )
+
+
+def _check_against(here: Layout, layout: Layout, several_systems: bool, source: LineSource) -> None:
+    """An ``InputError`` where a record's layout ``here`` cannot add to ``layout``'s."""
+    if here.metrics != layout.metrics or here.counting != layout.counting:
+        raise InputError(
+            "statistics counted with other settings than those of "
+            f"{layout.where}: {_describe_counting(here.metrics, here.counting)} here, "
+            f"{_describe_counting(layout.metrics, layout.counting)} there",
+            source.name,
+            source.line,
+        )
+    if here.nrefs != layout.nrefs:
+        raise InputError(
+            f"statistics of {here.nrefs} references per segment, but "
+            f"{layout.where} has {layout.nrefs}",
+            source.name,
+            source.line,
+        )
+    if here.system != layout.system and not several_systems:
+        raise InputError(
+            f"statistics of {_describe_system(here.system)}, but {layout.where} has "
+            f"{_describe_system(layout.system)}; the statistics of several systems "
+            "do not add up to a score: merge each system's records apart",
+            source.name,
+            source.line,
+        )
+
+
+def _rows_of(
+    data: dict[str, Any], layout: Layout, kind: str, source: LineSource
+) -> tuple[Any, ...]:
+    """A record's rows, each checked against its metric's settings."""
+    rows = []
+    for spec_name, entry in zip(layout.metrics, data["metrics"]):
+        metric = METRICS[spec_name]
+        row = tuple(entry["stats"])
+        try:
+            settings = metric.Settings(**entry["counting"], **entry["scoring"])
+            size = metric.row_size(settings)
+        except (TypeError, ValueError) as exc:
+            raise InputError(
+                f"settings of {spec_name} cannot be used: {exc}", source.name, source.line
+            ) from None
+        if len(row) != size:
+            raise InputError(
+                f"{spec_name} statistics of {len(row)} numbers; its settings make {size}",
+                source.name,
+                source.line,
+            )
+        problem = _row_problem(metric, row, settings, data["segments"], data["nrefs"], kind)
+        if problem is not None:
+            raise InputError(f"{spec_name} statistics: {problem}", source.name, source.line)
+        rows.append(metric.from_record(row, settings))
+    return tuple(rows)
 
 
 def _row_problem(

@@ -94,6 +94,7 @@ BS_INTERNAL BS_FASTCALL(bs_chrf_scores);
 BS_INTERNAL BS_FASTCALL(bs_split_words);
 BS_INTERNAL BS_FASTCALL(bs_past_newlines);
 BS_INTERNAL BS_FASTCALL(bs_bleu_scores);
+BS_INTERNAL BS_FASTCALL(bs_bleu_values);
 BS_INTERNAL BS_FASTCALL(bs_count_edits);
 BS_INTERNAL BS_FASTCALL(bs_token_rows);
 BS_INTERNAL BS_FASTCALL(bs_id_lists);
@@ -340,13 +341,13 @@ BS_INTERNAL int clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen,
 
 typedef struct IdSlot IdSlot;
 
-/* Scratch for a batch's sentences: its table and hashes, in an arena. */
+/* Scratch for a batch's sentences: its tables, in an arena. */
 typedef struct {
-    IdSlot *slots;
-    Py_ssize_t cap; /* slots */
-    uint32_t gen;   /* the sentence being matched */
-    uint64_t *hyp_hash, *ref_hash; /* each id's hash */
-    Py_ssize_t *seen;              /* several references: the slots one filled */
+    IdSlot *uni, *high;         /* the unigram table, the higher orders' table */
+    Py_ssize_t ucap, hcap;      /* their slots */
+    uint32_t gen;               /* the sentence being matched */
+    int32_t *hyp_uni, *ref_uni; /* each id's unigram slot */
+    int32_t *cnt, *seen;        /* several references: one's counts, the slots it filled */
 } IdMatcher;
 
 /* How many n-grams of orders 1 .. max_n a sequence of len ids has. */

@@ -100,6 +100,19 @@ def bleu_scores(
     (bleustream.metrics.bleu.c_score_objects); smooth is exp, floor or none;
     rows the C code cannot score exactly go to fallback(row, signature)"""
 
+def bleu_values(
+    rows: Sequence[tuple[int, ...]],
+    max_order: int,
+    smooth: str,
+    smooth_value: float,
+    effective_order: bool,
+    fallback: Callable[[tuple[int, ...]], float],
+    /,
+) -> list[float]:
+    """bleustream.metrics.bleu.score(row, settings).score of each row
+    (bleustream.metrics.bleu.c_score_values); rows the C code cannot score
+    exactly go to fallback(row)"""
+
 def count_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:
     """bleustream.metrics.ter_search.py_count_edits (max_exact_cells: its
     MAX_EXACT_CELLS, 1 << 24 unless given)"""

@@ -46,6 +46,9 @@ static PyMethodDef bs_methods[] = {
               "bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, "
               "signature, fallback, /) -> list: each row's BLEU score object "
               "(bleu.score_objects)."),
+    BS_METHOD(bleu_values,
+              "bleu_values(rows, max_order, smooth, smooth_value, effective_order, fallback, /) "
+              "-> list[float]: each row's BLEU score (bleu.score_values)."),
     BS_METHOD(count_edits, "count_edits(words_hyp, ref, max_exact_cells=..., /) -> int: "
                          "ter_search.py_count_edits."),
     BS_METHOD(token_rows,

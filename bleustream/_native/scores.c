@@ -522,6 +522,41 @@ smooth_code(PyObject *smooth)
     return -1;
 }
 
+/* The settings (max_order, smooth, smooth_value, effective_order) of
+ * bleu_scores and bleu_values: 0, or -1 with an error set. */
+static int
+parse_settings(PyObject *const *a, Settings *st)
+{
+    st->order = PyNumber_AsSsize_t(a[0], PyExc_OverflowError);
+    if (st->order == -1 && PyErr_Occurred())
+        return -1;
+    if (st->order < 1 || st->order > MAX_SCORE_ORDER) {
+        PyErr_Format(PyExc_ValueError, "bleu_scores: max_order must be from 1 to %d, not %zd",
+                     MAX_SCORE_ORDER, st->order);
+        return -1;
+    }
+    if ((st->smooth = smooth_code(a[1])) < 0)
+        return -1;
+    st->smooth_value = PyFloat_AsDouble(a[2]);
+    if (st->smooth_value == -1.0 && PyErr_Occurred())
+        return -1;
+    if ((st->effective_order = PyObject_IsTrue(a[3])) < 0)
+        return -1;
+    return 0;
+}
+
+/* Once per module: whether fsum_* is this interpreter's sum() (state->sum_exact
+ * 1 or 0); -1 with an error set. */
+static int
+sum_checked(BsState *state)
+{
+    if (state->sum_exact < 0 && (state->sum_exact = sum_is_builtin_sum()) < 0) {
+        state->sum_exact = -1;
+        return -1;
+    }
+    return 0;
+}
+
 /* bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, signature,
  *             fallback, /) -> list */
 BS_FASTCALL(bs_bleu_scores)
@@ -538,20 +573,7 @@ BS_FASTCALL(bs_bleu_scores)
 
     if (bs_parse_args("bleu_scores", args, nargs, kwnames, NULL, 8, 8, a) < 0)
         return NULL;
-    st.order = PyNumber_AsSsize_t(a[1], PyExc_OverflowError);
-    if (st.order == -1 && PyErr_Occurred())
-        return NULL;
-    if (st.order < 1 || st.order > MAX_SCORE_ORDER) {
-        PyErr_Format(PyExc_ValueError, "bleu_scores: max_order must be from 1 to %d, not %zd",
-                     MAX_SCORE_ORDER, st.order);
-        return NULL;
-    }
-    if ((st.smooth = smooth_code(a[2])) < 0)
-        return NULL;
-    st.smooth_value = PyFloat_AsDouble(a[3]);
-    if (st.smooth_value == -1.0 && PyErr_Occurred())
-        return NULL;
-    if ((st.effective_order = PyObject_IsTrue(a[4])) < 0)
+    if (parse_settings(a + 1, &st) < 0 || sum_checked(state) < 0)
         return NULL;
     cls = a[5];
     signature = a[6];
@@ -565,11 +587,6 @@ BS_FASTCALL(bs_bleu_scores)
     }
     if (!PyCallable_Check(fallback)) {
         PyErr_SetString(PyExc_TypeError, "bleu_scores: fallback must be callable");
-        return NULL;
-    }
-    /* once per module: whether fsum_* is this interpreter's sum() */
-    if (state->sum_exact < 0 && (state->sum_exact = sum_is_builtin_sum()) < 0) {
-        state->sum_exact = -1;
         return NULL;
     }
     if ((cache = bleu_cache(state)) == NULL)
@@ -611,4 +628,51 @@ done:
     Py_XDECREF(empty);
     Py_DECREF(rows);
     return res;
+}
+
+/* bleu_values(rows, max_order, smooth, smooth_value, effective_order, fallback, /)
+ * -> list[float]: the score of each row, bleu_scores' objects' .score without
+ * the objects; a row the C code does not score is fallback(row), a float. */
+BS_FASTCALL(bs_bleu_values)
+{
+    BsState *state = bs_state(module);
+    PyObject *a[6];
+    PyObject *rows, *list = NULL, *fallback;
+    long long numbers[2 + 2 * MAX_SCORE_ORDER];
+    double prec[MAX_SCORE_ORDER];
+    Settings st;
+    Py_ssize_t i, n, size;
+
+    if (bs_parse_args("bleu_values", args, nargs, kwnames, NULL, 6, 6, a) < 0)
+        return NULL;
+    if (parse_settings(a + 1, &st) < 0 || sum_checked(state) < 0)
+        return NULL;
+    fallback = a[5];
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "bleu_values: fallback must be callable");
+        return NULL;
+    }
+    if ((rows = PySequence_Tuple(a[0])) == NULL) /* fallback cannot change it */
+        return NULL;
+    n = PyTuple_GET_SIZE(rows);
+    size = 2 + 2 * st.order;
+    if ((list = PyList_New(n)) == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        PyObject *row = PyTuple_GET_ITEM(rows, i), *value;
+        double score, bp;
+        if (state->sum_exact == 1 && bs_exact_row(row, size, numbers) &&
+            bleu_of_row(&st, numbers, &score, &bp, prec))
+            value = PyFloat_FromDouble(score);
+        else
+            value = PyObject_CallOneArg(fallback, row);
+        if (value == NULL) {
+            Py_CLEAR(list);
+            goto done;
+        }
+        PyList_SET_ITEM(list, i, value);
+    }
+done:
+    Py_DECREF(rows);
+    return list;
 }

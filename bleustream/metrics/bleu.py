@@ -478,6 +478,24 @@ def py_sum_lines(settings: Settings) -> Lines:
 ScoreObjects = Callable[[Sequence[Row], str, Callable[[Row, str], BLEUScore]], list[BLEUScore]]
 
 
+def _c_settings(settings: Settings) -> tuple[int, str, float, bool] | None:
+    """The settings as ``bleu_scores`` and ``bleu_values`` take them, or
+    None where the C code does not score: add-k smoothing (its score
+    objects hold adjusted counts), BLEU-1..N, a smoothing value that is not
+    an int or a float."""
+    if settings.orders or settings.smooth_method == "add-k":
+        return None
+    value = settings.effective_smooth_value
+    if type(value) not in (int, float, type(None)):
+        return None
+    return (
+        settings.max_order,
+        settings.smooth_method,
+        float(value or 0.0),
+        settings.effective_order,
+    )
+
+
 def c_score_objects(settings: Settings) -> ScoreObjects | None:
     """Score objects of a batch of rows made in C (``bleu_scores``), called
     as ``made(rows, signature, one)`` where ``one`` is the pure
@@ -488,19 +506,11 @@ def c_score_objects(settings: Settings) -> ScoreObjects | None:
     smoothing (its score objects hold adjusted counts), with BLEU-1..N, and
     for a smoothing value that is not an int or a float."""
     assert native is not None
-    if settings.orders or settings.smooth_method == "add-k":
-        return None
-    value = settings.effective_smooth_value
-    if type(value) not in (int, float, type(None)):
+    scored = _c_settings(settings)
+    if scored is None:
         return None
     kernel = native.bleu_scores
-    fixed = (
-        settings.max_order,
-        settings.smooth_method,
-        float(value or 0.0),
-        settings.effective_order,
-        BLEUScore,
-    )
+    fixed = (*scored, BLEUScore)
 
     def made(
         rows: Sequence[Row], signature: str, one: Callable[[Row, str], BLEUScore]
@@ -508,6 +518,26 @@ def c_score_objects(settings: Settings) -> ScoreObjects | None:
         return kernel(rows, *fixed, signature, one)  # type: ignore[no-any-return]
 
     return made
+
+
+def c_score_values(settings: Settings) -> Callable[[Sequence[Row]], list[float]] | None:
+    """Each row's score, ``score(row, settings).score``, in one C call
+    (``bleu_values``: ``c_score_objects``' arithmetic without the objects;
+    a row it cannot score so is scored by the pure ``score``). None where
+    ``c_score_objects`` is None."""
+    assert native is not None
+    fixed = _c_settings(settings)
+    if fixed is None:
+        return None
+    kernel = native.bleu_values
+
+    def one(row: Row) -> float:
+        return score(row, settings).score
+
+    def values(rows: Sequence[Row]) -> list[float]:
+        return kernel(rows, *fixed, one)  # type: ignore[no-any-return]
+
+    return values
 
 
 # The compiled twins of prepare_refs and count: the same rows as hyp_row.
@@ -658,13 +688,14 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# The batches (count_lines, sum_lines, score_objects) are C only: the pure
-# path counts and scores segment by segment.
+# The batches (count_lines, sum_lines, score_objects, score_values) are C
+# only: the pure path counts and scores segment by segment.
 prepare_refs = py_prepare_refs if native is None else c_prepare_refs
 count = py_count if native is None else c_count
 count_lines = None if native is None else c_count_lines
 sum_lines = None if native is None else c_sum_lines
 score_objects = None if native is None else c_score_objects
+score_values = None if native is None else c_score_values
 
 
 # SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above),

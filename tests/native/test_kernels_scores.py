@@ -182,6 +182,7 @@ def check_rows(
             lambda r=row: native.bleu_scores((r,), *direct, signature, spec.score_object)
         )
         assert_same(got if isinstance(got, BaseException) else got[0], pure(row), row)
+    check_values(native, the_settings, rows)
     # one batch: the first pure exception is the batch's, else every object
     batch = Counting(spec)
     got_all = _outcome(lambda: made(list(rows), signature, batch))
@@ -193,6 +194,46 @@ def check_rows(
         for row, got in zip(rows, got_all):
             assert_same(got, pure(row), row, "in a batch")
     return batch
+
+
+def check_values(
+    native: ModuleType,
+    the_settings: bleu.Settings,
+    rows: Sequence[Any],
+) -> None:
+    """``bleu_values`` (the scores alone), one row at a time and as one batch,
+    directly and through ``bleu.score_values``' closure, against the pure
+    ``bleu.score(row, settings).score``: the same bits, or the same exception."""
+    direct = _kernel_args(the_settings)[:4]
+
+    def one(row: Any) -> float:
+        return bleu.score(row, the_settings).score
+
+    def pure(row: Any) -> Outcome:
+        return _outcome(lambda: one(row))
+
+    closure = None if kernels.pure_python_forced() else bleu.score_values
+    calls = [lambda batch: native.bleu_values(batch, *direct, one)]
+    if closure is not None:
+        made = closure(the_settings)
+        assert made is not None, the_settings
+        calls.append(made)
+    for call in calls:
+        for row in rows:
+            want = pure(row)
+            got = _outcome(lambda r=row, c=call: c([r])[0])
+            if isinstance(want, BaseException) or isinstance(got, BaseException):
+                assert (type(got), str(got)) == (type(want), str(want)), row
+            else:
+                assert type(got) is type(want), row
+                _same_float(got, want, f"score of {row}")
+        wants = [pure(row) for row in rows]
+        raised = [w for w in wants if isinstance(w, BaseException)]
+        got_all = _outcome(lambda c=call: c(list(rows)))
+        if raised:
+            assert (type(got_all), str(got_all)) == (type(raised[0]), str(raised[0]))
+        else:
+            assert [bits(g) for g in got_all] == [bits(w) for w in wants]
 
 
 # -- Hypothesis: settings and rows --------------------------------------------
@@ -667,6 +708,10 @@ def _raise_runtime(row: Any, signature: Any) -> Any:
     raise RuntimeError("fallback failed")
 
 
+def _raise_on_one(row: Any) -> Any:
+    raise RuntimeError("fallback failed")
+
+
 UNSAFE_CLASS = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -676,6 +721,29 @@ try:
 except TypeError as exc:
     print("TypeError", exc)
 """
+
+
+@needs_kernel
+def test_bad_arguments_to_the_values_raise() -> None:
+    native = _kernel()
+    rows = [(3, 3, 3, 2, 1, 1, 3, 2, 1, 1)]
+    good = (rows, 4, "exp", 0.0, False, float)
+    assert native.bleu_values(*good) == [bleu.score(rows[0], bleu.Settings()).score]
+    assert native.bleu_values([], *good[1:]) == []
+    cases: list[tuple[type[BaseException], Callable[[], Any]]] = [
+        (TypeError, lambda: native.bleu_values(*good[:5])),
+        (TypeError, lambda: native.bleu_values(*good, None)),
+        (ValueError, lambda: native.bleu_values(rows, 0, *good[2:])),
+        (ValueError, lambda: native.bleu_values(rows, 4, "add-k", *good[3:])),
+        (TypeError, lambda: native.bleu_values(rows, *good[1:5], None)),
+        (TypeError, lambda: native.bleu_values(None, *good[1:])),
+        # a row the C code defers goes to the fallback, and its exception is the call's
+        (RuntimeError, lambda: native.bleu_values([*rows, [1]], *good[1:5], _raise_on_one)),
+        (TypeError, lambda: native.bleu_values([[1]], *good[1:])),
+    ]
+    for expected, bad in cases:
+        with pytest.raises(expected):
+            bad()
 
 
 @needs_kernel

@@ -14,13 +14,21 @@ references, its source when known) and updates:
 With intervals asked for (``samples > 0``), each segment's statistics and
 bucket numbers are kept as well (``SegmentStore``'s compact arrays), as
 ``-ci`` keeps them: the bootstrap resamples segments.
+
+The sums are kept flat: one list of every system's and metric's numbers
+(``RowLayout``), so a segment is added to the totals and to each kind's
+bucket by one element-wise sum each, the same additions in the same order
+as summing row by row; ``totals`` and ``bucket_rows`` give them per system
+and metric.
 """
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections.abc import Sequence
-from typing import Any
+from itertools import accumulate
+from typing import Any, Callable
 
 from bleustream.analysis.examples import TopExamples
 from bleustream.analysis.ngrams import NgramMatches
@@ -29,16 +37,39 @@ from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.words import WordTally
 from bleustream.metrics import bleu
 from bleustream.metrics.counting import SegmentCounter
-from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 from bleustream.significance.resampling import SegmentStore
 
+Flat = list  # list[int | float]: every system's rows, one after another
 
-def _summed(
-    totals: Sequence[Sequence[Row]], rows: Sequence[Sequence[Row]]
-) -> list[tuple[Row, ...]]:
-    """Per system, its summed rows with one segment's added."""
-    return [tuple(map(add_rows, t, r)) for t, r in zip(totals, rows)]
+
+class RowLayout:
+    """Where each system's and metric's row lies in a flat list."""
+
+    def __init__(self, specs: Sequence[Spec], systems: int) -> None:
+        widths = [len(spec.zero()) for spec in specs] * systems
+        self.metrics = len(specs)
+        self.width = sum(widths)
+        self.cuts = [0, *accumulate(widths)]
+
+    def flat(self, rows: Sequence[Sequence[Row]]) -> Flat:
+        """One segment's rows (per system, per metric) as one flat list."""
+        out = [x for per_system in rows for row in per_system for x in row]
+        if len(out) != self.width:
+            raise ValueError(f"{len(out)} statistics, not {self.width}")
+        return out
+
+    def nested(self, flat: Sequence[Any]) -> list[tuple[Row, ...]]:
+        """A flat list as rows, per system and metric."""
+        cuts, k = self.cuts, self.metrics
+        rows = [tuple(flat[a:b]) for a, b in zip(cuts, cuts[1:])]
+        return [tuple(rows[i : i + k]) for i in range(0, len(rows), k)]
+
+
+def _add(a: Flat, b: Sequence[Any]) -> Flat:
+    """The element-wise sum of two flat lists (as ``add_rows`` sums rows)."""
+    return list(map(operator.add, a, b))
 
 
 def _bucket_values(
@@ -51,6 +82,19 @@ def _bucket_values(
         [len(h) - ref_len for h in hyp_words],
         sentence,
     )
+
+
+def _sentence_values(
+    settings: bleu.Settings, at: int
+) -> Callable[[Sequence[Sequence[Row]]], Sequence[float]]:
+    """Each system's sentence BLEU from one segment's rows (BLEU's at
+    ``at``), as ``Spec.sentence_score`` gives it: in one C call where the
+    kernels score these settings, else row by row."""
+    settings = bleu.sentence_settings(settings)
+    values = bleu.score_values(settings) if bleu.score_values is not None else None
+    if values is not None:
+        return lambda rows: values([r[at] for r in rows])
+    return lambda rows: [bleu.with_orders(r[at], settings).score for r in rows]
 
 
 def bleu_index(specs: Sequence[Spec]) -> int:
@@ -79,7 +123,6 @@ class Analyzer:
         self.bleu = bleu_index(self.specs)
         bleu_settings = self.specs[self.bleu].settings
         self.tokenize = bleu.preprocess(bleu_settings)
-        self._sentence_settings = bleu.sentence_settings(bleu_settings)
         systems = len(self.names)
         self.counter = SegmentCounter(self.specs, systems)
         # Segments of the whole stream before this part's first (-j N's
@@ -87,13 +130,14 @@ class Analyzer:
         self.offset = offset
         self.segments = 0
         self.nrefs: set[int] = set()
-        zero = tuple(spec.zero() for spec in self.specs)
-        self.totals: list[tuple[Row, ...]] = [zero] * systems
+        self.layout = RowLayout(self.specs, systems)
+        self._sentence_values = _sentence_values(bleu_settings, self.bleu)
+        self._totals: Flat = [0] * self.layout.width
         self.edges = {kind: settings.edges(kind) for kind in SENTENCE_KINDS}
-        # Per kind, per bucket: segments, and per system summed rows.
+        # Per kind, per bucket: segments, and the summed rows (flat).
         self.bucket_segments = {k: [0] * len(e) for k, e in self.edges.items()}
-        self.bucket_rows = {
-            k: [[zero] * systems for _ in range(len(e))] for k, e in self.edges.items()
+        self._buckets: dict[str, list[Flat]] = {
+            k: [[0] * self.layout.width for _ in range(len(e))] for k, e in self.edges.items()
         }
         # compare-mt's count: each system in the bucket of its own hypothesis.
         self.own_counts = {k: [[0] * len(e) for _ in range(systems)] for k, e in self.edges.items()}
@@ -111,6 +155,24 @@ class Analyzer:
     def systems(self) -> int:
         return len(self.names)
 
+    @property
+    def totals(self) -> list[tuple[Row, ...]]:
+        """Per system, per metric, the summed statistics."""
+        return self.layout.nested(self._totals)
+
+    @totals.setter
+    def totals(self, rows: Sequence[Sequence[Row]]) -> None:
+        self._totals = self.layout.flat(rows)
+
+    @property
+    def bucket_rows(self) -> dict[str, list[list[tuple[Row, ...]]]]:
+        """Per kind, per bucket, per system and metric, the summed statistics."""
+        nested = self.layout.nested
+        return {kind: [nested(b) for b in sums] for kind, sums in self._buckets.items()}
+
+    def set_bucket_rows(self, kind: str, rows: Sequence[Sequence[Sequence[Row]]]) -> None:
+        self._buckets[kind] = [self.layout.flat(b) for b in rows]
+
     def add(
         self,
         hyps: Sequence[str],
@@ -125,13 +187,12 @@ class Analyzer:
         index = self.offset + self.segments
         self.segments += 1
         self.nrefs.add(len(refs))
-        self.totals = _summed(self.totals, rows)
+        flat = self.layout.flat(rows)
+        self._totals = _add(self._totals, flat)
         tokenize = self.tokenize
         ref_words = tokenize(refs[0])
         hyp_words = [tokenize(hyp) for hyp in hyps]
-        # Sentence BLEU, as Spec.sentence_score gives it, with its settings made once.
-        at, settings = self.bleu, self._sentence_settings
-        sentence = [bleu.with_orders(r[at], settings).score for r in rows]
+        sentence = self._sentence_values(rows)
         for kind, per_system in zip(SENTENCE_KINDS, _bucket_values(ref_words, hyp_words, sentence)):
             index_of = self.edges[kind].index
             own = self.own_counts[kind]
@@ -139,8 +200,8 @@ class Analyzer:
                 own[s][index_of(value)] += 1
             bucket = index_of(per_system[0])
             self.bucket_segments[kind][bucket] += 1
-            summed = self.bucket_rows[kind]
-            summed[bucket] = _summed(summed[bucket], rows)
+            sums = self._buckets[kind]
+            sums[bucket] = _add(sums[bucket], flat)
             if self.keys is not None:
                 self.keys[kind].append(bucket)
         if self.store is not None:
@@ -149,7 +210,8 @@ class Analyzer:
         self.ngrams.add(ref_words, hyp_words)
         for s, kept in enumerate(self.examples, start=1):
             kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
-        self.running.add(self.offset + self.segments, self.totals)
+        if self.running.due(self.offset + self.segments):
+            self.running.add(self.offset + self.segments, self.totals)
 
     def merge(self, other: Analyzer) -> None:
         """Adds the analysis of the segments that follow this one's (a worker's
@@ -165,14 +227,11 @@ class Analyzer:
         before = self.totals
         self.segments += other.segments
         self.nrefs |= other.nrefs
-        self.totals = [tuple(map(add_rows, a, b)) for a, b in zip(self.totals, other.totals)]
+        self._totals = _add(self._totals, other._totals)
         for kind in SENTENCE_KINDS:
             for b, count in enumerate(other.bucket_segments[kind]):
                 self.bucket_segments[kind][b] += count
-                mine, theirs = self.bucket_rows[kind][b], other.bucket_rows[kind][b]
-                self.bucket_rows[kind][b] = [
-                    tuple(map(add_rows, a, c)) for a, c in zip(mine, theirs)
-                ]
+                self._buckets[kind][b] = _add(self._buckets[kind][b], other._buckets[kind][b])
             for s, counts in enumerate(other.own_counts[kind]):
                 for b, count in enumerate(counts):
                     self.own_counts[kind][s][b] += count
@@ -193,17 +252,17 @@ class Analyzer:
         lengths, add up the same only in the same order)."""
         if self.store is None or self.keys is None or not self.segments:
             return
-        matrices = [[m.tolist() for m in per] for per in self.store.matrices(self.specs)]
-        zero = tuple(spec.zero() for spec in self.specs)
-        totals = [zero] * self.systems
-        buckets = {k: [[zero] * self.systems for _ in range(len(e))] for k, e in self.edges.items()}
+        matrices = [m.tolist() for per in self.store.matrices(self.specs) for m in per]
+        width = self.layout.width
+        totals: Flat = [0] * width
+        buckets = {k: [[0] * width for _ in range(len(e))] for k, e in self.edges.items()}
         for i in range(self.segments):
-            rows = [[per[k][i] for k in range(len(self.specs))] for per in matrices]
-            totals = [tuple(map(add_rows, t, r)) for t, r in zip(totals, rows)]
+            flat = [x for rows in matrices for x in rows[i]]
+            totals = _add(totals, flat)
             for kind, keys in self.keys.items():
-                summed = buckets[kind][keys[i]]
-                buckets[kind][keys[i]] = [tuple(map(add_rows, t, r)) for t, r in zip(summed, rows)]
-        self.totals, self.bucket_rows = totals, buckets
+                sums = buckets[kind]
+                sums[keys[i]] = _add(sums[keys[i]], flat)
+        self._totals, self._buckets = totals, buckets
         self.running.points = from_rows(self.store.matrices(self.specs), self.segments)
         self.running.step = step_for(self.segments)
 

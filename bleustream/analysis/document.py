@@ -169,11 +169,12 @@ def _sentence_buckets(an: Analyzer, kind: str, matrices: list[list[Any]] | None)
         np = require_numpy("--analyze's intervals")
         keys = np.frombuffer(an.keys[kind], dtype=np.int16)
     buckets = []
+    rows = an.bucket_rows[kind]
     for b, label in enumerate(edges.labels):
         segments: Any = range(an.bucket_segments[kind][b])
         if keys is not None:
             segments = np.flatnonzero(keys == b).tolist()
-        systems = _scored(an, an.bucket_rows[kind][b], matrices, segments)
+        systems = _scored(an, rows[b], matrices, segments)
         for s, entry in enumerate(systems):
             entry["own_count"] = an.own_counts[kind][s][b]
         buckets.append(

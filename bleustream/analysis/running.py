@@ -38,9 +38,14 @@ class RunningScores:
         self.step = 1
         self.points: list[tuple[int, Totals]] = []  # (segments so far, summed rows)
 
+    def due(self, segments: int) -> bool:
+        """Whether a point is kept after ``segments`` segments (so that the
+        caller builds the sums only then)."""
+        return segments % self.step == 0
+
     def add(self, segments: int, totals: Totals) -> None:
         """The sums after ``segments`` segments of the whole stream."""
-        if segments % self.step:
+        if not self.due(segments):
             return
         self.points.append((segments, totals))
         self._thin()

@@ -112,7 +112,7 @@ def from_record(
     for kind in SENTENCE_KINDS:
         part = record["buckets"][kind]
         an.bucket_segments[kind] = list(part["segments"])
-        an.bucket_rows[kind] = [_tuples(rows) for rows in part["rows"]]
+        an.set_bucket_rows(kind, [_tuples(rows) for rows in part["rows"]])
         an.own_counts[kind] = [list(x) for x in part["own_counts"]]
         if an.keys is not None:
             an.keys[kind].extend(part["keys"])

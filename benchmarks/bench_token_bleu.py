@@ -26,9 +26,10 @@ bleustream's scores must equal SacreBLEU's bit for bit (else exit 1).  The
 ratios are SacreBLEU's loop time over each row's; the aims: 256 x 1,024 in
 at most 19 ms on one core (TensorBLEU's A100 figure) and at least 100x
 SacreBLEU's loop.  Then callgrind counts the instructions of one
-``token_bleu`` call per hypothesis token (a child process scores the batch
-once and three times; the difference over two batches, so start-up and
-set-up fall out).  The machine may be busy: the load average is printed
+``token_bleu`` call per hypothesis token, and of SacreBLEU's loop per token
+(on 16 sentences: callgrind is slow), and their ratio (a child process
+scores the batch once and five times, one hash seed; the difference over four
+batches, so start-up and set-up fall out).  The machine may be busy: the load average is printed
 before and after.
 
     python benchmarks/bench_token_bleu.py
@@ -150,32 +151,59 @@ def peers(hyps: Any, refs: Any) -> dict[str, Callable[[], Any] | str]:
 
 
 CHILD = """
-import sys, numpy as np, bleustream
+import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
 from bench_token_bleu import make_batch
-hyps, refs = make_batch(int(sys.argv[2]), int(sys.argv[3]), 0)
-bleustream.token_bleu(hyps[:2], [refs[:2]])
-for _ in range(int(sys.argv[4])):
-    bleustream.token_bleu(hyps, [refs])
+who, sentences, length, calls = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+hyps, refs = make_batch(sentences, length, 0)
+if who == "bleustream":
+    import bleustream
+    bleustream.token_bleu(hyps[:2], [refs[:2]])
+    for _ in range(calls):
+        bleustream.token_bleu(hyps, [refs])
+else:
+    import sacrebleu
+    hyp_text = [" ".join(map(str, row)) for row in hyps.tolist()]
+    ref_text = [" ".join(map(str, row)) for row in refs.tolist()]
+    sacrebleu.sentence_bleu(hyp_text[0], [ref_text[0]], tokenize="none")
+    for _ in range(calls):
+        for h, r in zip(hyp_text, ref_text):
+            sacrebleu.sentence_bleu(h, [r], tokenize="none")
 """
 
+# SacreBLEU's loop is counted on a smaller batch: callgrind runs it some
+# fifty times slower than the clock, and its cost per token does not
+# depend on the batch's size.
+CALLGRIND_SENTENCES = {"bleustream": None, "sacrebleu": 16}
+# Batches scored by the two child processes: their difference is counted.
+CALLS = (1, 5)
 
-def instructions_per_token(sentences: int, length: int) -> float | None:
-    """callgrind's instructions of one token_bleu batch, per hypothesis token."""
+
+def instructions_per_token(who: str, sentences: int, length: int) -> float | None:
+    """callgrind's instructions of one batch, per hypothesis token: ``who``
+    (bleustream's ``token_bleu`` call or SacreBLEU's ``sentence_bleu``
+    loop) scores it once and five times in a child process (one hash seed),
+    and the difference is divided over four batches, so start-up and set-up
+    fall out."""
     if not shutil.which("valgrind"):
         return None
+    sentences = CALLGRIND_SENTENCES[who] or sentences
+    # One hash seed for both runs: start-up then costs the same in each.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
     counts = []
     with tempfile.TemporaryDirectory() as work:
-        for calls in (1, 3):
+        for calls in CALLS:
             out = Path(work) / f"callgrind.{calls}"
             cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
-            cmd += ["-c", CHILD, str(Path(__file__).parent), str(sentences), str(length)]
-            done = subprocess.run([*cmd, str(calls)], capture_output=True, text=True, check=True)
+            cmd += ["-c", CHILD, str(Path(__file__).parent), who, str(sentences), str(length)]
+            done = subprocess.run(
+                [*cmd, str(calls)], capture_output=True, text=True, check=True, env=env
+            )
             found = re.search(r"Collected : (\d+)", done.stderr)
             if found is None:
                 return None
             counts.append(int(found.group(1)))
-    return (counts[1] - counts[0]) / (2 * sentences * length)
+    return (counts[1] - counts[0]) / ((CALLS[1] - CALLS[0]) * sentences * length)
 
 
 def bench_size(
@@ -207,8 +235,17 @@ def bench_size(
         "equal_to_sacrebleu": equal,
         "aim_ms": one["seconds"] * 1e3 <= AIM_MS if length == 1024 else None,
         "aim_ratio": one["vs_sacrebleu"] >= AIM_RATIO,
-        "instructions_per_token": instructions_per_token(sentences, length) if callgrind else None,
+        "instructions_per_token": None,
+        "sacrebleu_instructions_per_token": None,
     }
+    if callgrind:
+        ours_per = instructions_per_token("bleustream", sentences, length)
+        theirs_per = instructions_per_token("sacrebleu", sentences, length)
+        report["instructions_per_token"] = ours_per
+        report["sacrebleu_instructions_per_token"] = theirs_per
+        if ours_per and theirs_per:
+            report["callgrind_vs_sacrebleu"] = theirs_per / ours_per
+            report["aim_ratio_callgrind"] = theirs_per / ours_per >= AIM_RATIO
     return report, equal
 
 
@@ -236,6 +273,15 @@ def format_report(report: dict[str, Any]) -> str:
     if report["instructions_per_token"] is not None:
         per = report["instructions_per_token"]
         lines.append(f"callgrind: {per:,.0f} instructions per hypothesis token (1 thread)")
+    if report["sacrebleu_instructions_per_token"] is not None:
+        theirs = report["sacrebleu_instructions_per_token"]
+        lines.append(f"callgrind: {theirs:,.0f} instructions per token in SacreBLEU's loop")
+    if "callgrind_vs_sacrebleu" in report:
+        ratio = report["callgrind_vs_sacrebleu"]
+        met = report["aim_ratio_callgrind"]
+        lines.append(
+            f"aim: at least {AIM_RATIO:.0f}x SacreBLEU's loop by callgrind: {met} ({ratio:.0f}x)"
+        )
     return "\n".join(lines)
 
 

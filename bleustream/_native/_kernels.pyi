@@ -137,11 +137,11 @@ def id_lists(batch: Sequence[Sequence[int]], /) -> tuple[bytes, bytes] | None:
 def add_words(
     ref: Sequence[str],
     hyps: Sequence[Sequence[str]],
-    ref_total: dict[str, int],
-    outs: Sequence[dict[str, int]],
-    matches: Sequence[dict[str, int]],
-    ids: dict[str, int] | None = None,
-    words: list[str] | None = None,
+    systems: int,
+    ids: dict[str, int],
+    words: list[str],
+    counts: list[int],
+    row: bool = False,
 ) -> list[int] | None:
     """bleustream.analysis.words.py_add_words"""
 

@@ -6,8 +6,10 @@
  *
  * The segment's tokens (the reference's and every system's) are interned
  * to ids once (the vocabulary); counts, clipped matches and n-gram tables
- * are on ids in the arena, and a running dict is touched once per distinct
- * word or matched n-gram, with the caller's own str objects as keys.
+ * are on ids in the arena.  A distinct word is looked up once in the
+ * running word numbers and its counts added to a flat list; a matched
+ * n-gram is added to its system's running dict, with the caller's own str
+ * objects as keys.
  * Distinct words and n-grams are visited in the order they first occur,
  * the pure twins' order.
  */
@@ -197,30 +199,78 @@ word_counts(Arena *a, Tokens *t, Py_ssize_t nsys, WordCounts *w)
     return 0;
 }
 
-/* List s's words (0: the reference's) added to out, and, for a system,
- * its matches to matches, in the order its words first occur. */
-static int
-add_counts(const WordCounts *w, const Tokens *t, Py_ssize_t s, PyObject *out, PyObject *matches)
+/* The number of word in ids; a new one (len(words)), its `width` counts
+ * appended as zeros, when absent.  -1 with an exception. */
+static Py_ssize_t
+word_number(PyObject *ids, PyObject *words, PyObject *counts, Py_ssize_t width, PyObject *word)
 {
-    Py_ssize_t i, width = 1 + w->nsys;
-    for (i = 0; i < t->len; i++) {
-        int32_t id = t->ids[i];
-        if (w->seen[id] == s + 1)
-            continue;
-        w->seen[id] = (int32_t)s + 1;
-        if (dict_add(out, PyTuple_GET_ITEM(t->seq, i), w->count[(Py_ssize_t)id * width + s]) < 0)
+    PyObject *id = PyDict_GetItemWithError(ids, word); /* borrowed */
+    Py_ssize_t n, k;
+    if (id != NULL) {
+        if (!PyLong_Check(id)) {
+            PyErr_Format(PyExc_TypeError, "add_words: a word's number must be int, not %.100s",
+                         Py_TYPE(id)->tp_name);
+            return -1;
+        }
+        n = PyLong_AsSsize_t(id);
+        if (n == -1 && PyErr_Occurred())
+            return -1;
+        if (n < 0 || n >= PyList_GET_SIZE(counts) / width) {
+            PyErr_SetString(PyExc_ValueError, "add_words: a word's number has no counts");
+            return -1;
+        }
+        return n;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    n = PyList_GET_SIZE(words);
+    if ((id = PyLong_FromSsize_t(n)) == NULL)
+        return -1;
+    if (PyDict_SetItem(ids, word, id) < 0 || PyList_Append(words, word) < 0) {
+        Py_DECREF(id);
+        return -1;
+    }
+    Py_DECREF(id);
+    for (k = 0; k < width; k++) {
+        PyObject *zero = PyLong_FromLong(0);
+        int rc = zero == NULL ? -1 : PyList_Append(counts, zero);
+        Py_XDECREF(zero);
+        if (rc < 0)
             return -1;
     }
-    for (i = 0; matches != NULL && i < t->len; i++) {
-        int32_t id = t->ids[i];
-        int32_t hc = w->count[(Py_ssize_t)id * width + s], rc = w->count[(Py_ssize_t)id * width];
-        if (w->seen[id] == -(s + 1) || rc == 0)
-            continue;
-        w->seen[id] = -((int32_t)s + 1);
-        if (dict_add(matches, PyTuple_GET_ITEM(t->seq, i), hc < rc ? hc : rc) < 0)
+    return n;
+}
+
+/* counts[at] += v, as Python adds; 0, or -1 with an exception. */
+static int
+count_add(PyObject *counts, Py_ssize_t at, long v)
+{
+    PyObject *old = PyList_GetItem(counts, at), *sum; /* borrowed, checked */
+    if (old == NULL)
+        return -1;
+    if (PyLong_CheckExact(old)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(old, &overflow);
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        sum = !overflow && x < LLONG_MAX - v ? PyLong_FromLongLong(x + v) : NULL;
+        if (sum == NULL && PyErr_Occurred())
             return -1;
     }
-    return 0;
+    else
+        sum = NULL;
+    if (sum == NULL) { /* a big or odd count: as Python adds it */
+        PyObject *add = PyLong_FromLong(v);
+        if (add == NULL)
+            return -1;
+        Py_INCREF(old);
+        sum = PyNumber_Add(old, add);
+        Py_DECREF(old);
+        Py_DECREF(add);
+        if (sum == NULL)
+            return -1;
+    }
+    return PyList_SetItem(counts, at, sum); /* steals sum, checks at */
 }
 
 /* A new int into row[*at]; 0, or -1 with an exception. */
@@ -234,101 +284,105 @@ row_put(PyObject *row, Py_ssize_t *at, long v)
     return 0;
 }
 
-/* The id of word in ids, a new one (len(words)) appended when absent. */
-static PyObject *
-word_id(PyObject *ids, PyObject *words, PyObject *word)
+/* Per distinct word of the segment, in the order words first occur: its
+ * numbers (the reference's count, then each system's count and matches)
+ * added to its counts, and, when row is not NULL, its number and those
+ * numbers put in row. */
+static int
+add_counts(const WordCounts *w, PyObject *ids, PyObject *words, PyObject *counts, PyObject *row)
 {
-    PyObject *id = PyDict_GetItemWithError(ids, word);
-    if (id != NULL) {
-        Py_INCREF(id);
-        return id;
+    Py_ssize_t k, s, j, nsys = w->nsys, cw = 1 + nsys, width = 1 + 2 * nsys, at = 0;
+    long numbers[1 + 2 * 64];
+    long *v = nsys <= 64 ? numbers : PyMem_New(long, (size_t)width);
+    int rc = -1;
+    if (v == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
-    if (PyErr_Occurred())
-        return NULL;
-    id = PyLong_FromSsize_t(PyList_GET_SIZE(words));
-    if (id == NULL)
-        return NULL;
-    if (PyDict_SetItem(ids, word, id) < 0 || PyList_Append(words, word) < 0) {
-        Py_DECREF(id);
-        return NULL;
-    }
-    return id;
-}
-
-/* The segment's row: per distinct word its id (`ids`, `words`), the
- * reference's count, then each system's count and matches. */
-static PyObject *
-segment_row(const WordCounts *w, PyObject *ids, PyObject *words)
-{
-    Py_ssize_t k, s, width = 1 + w->nsys, at = 0;
-    PyObject *row = PyList_New(w->nids * (2 + 2 * w->nsys));
-    if (row == NULL)
-        return NULL;
     for (k = 0; k < w->nids; k++) {
-        const int32_t *c = &w->count[k * width];
-        PyObject *id = word_id(ids, words, w->first[k]);
-        if (id == NULL)
-            goto fail;
-        PyList_SET_ITEM(row, at++, id);
-        if (row_put(row, &at, c[0]) < 0)
-            goto fail;
-        for (s = 1; s < width; s++)
-            if (row_put(row, &at, c[s]) < 0 || row_put(row, &at, c[s] < c[0] ? c[s] : c[0]) < 0)
-                goto fail;
+        const int32_t *c = &w->count[k * cw];
+        Py_ssize_t n = word_number(ids, words, counts, width, w->first[k]);
+        if (n < 0)
+            goto done;
+        v[0] = c[0];
+        for (s = 1; s <= nsys; s++) {
+            v[2 * s - 1] = c[s];
+            v[2 * s] = c[s] < c[0] ? c[s] : c[0];
+        }
+        for (j = 0; j < width; j++)
+            if (v[j] != 0 && count_add(counts, n * width + j, v[j]) < 0)
+                goto done;
+        if (row != NULL) {
+            if (row_put(row, &at, (long)n) < 0)
+                goto done;
+            for (j = 0; j < width; j++)
+                if (row_put(row, &at, v[j]) < 0)
+                    goto done;
+        }
     }
-    return row;
-fail:
-    Py_DECREF(row); /* items not yet set are NULL, which a list skips */
-    return NULL;
+    rc = 0;
+done:
+    if (v != numbers)
+        PyMem_Free(v);
+    return rc;
 }
 
-static const char *const add_words_names[] = {"ref", "hyps",  "ref_total", "outs",
-                                              "matches", "ids", "words"};
+static const char *const add_words_names[] = {"ref", "hyps", "systems", "ids",
+                                              "words", "counts", "row"};
 
 BS_FASTCALL(bs_add_words)
 {
-    PyObject *a[7], *outs = NULL, *matches = NULL, *result = NULL;
+    PyObject *a[7], *row = NULL, *result = NULL;
     Tokens *t = NULL;
-    Py_ssize_t nsys = -1, s;
+    Py_ssize_t nsys = -1, systems, width;
+    int keep = 0;
     WordCounts w;
     ARENA_ON_STACK(arena);
-    if (bs_parse_args("add_words", args, nargs, kwnames, add_words_names, 5, 7, a) < 0)
+    if (bs_parse_args("add_words", args, nargs, kwnames, add_words_names, 6, 7, a) < 0)
         return NULL;
-    if (a[5] == Py_None)
-        a[5] = NULL;
-    if (a[6] == Py_None)
-        a[6] = NULL;
-    if (!PyDict_Check(a[2]) || (a[5] != NULL && !PyDict_Check(a[5])) ||
-        (a[6] != NULL && !PyList_Check(a[6])) || ((a[5] == NULL) != (a[6] == NULL))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "add_words: ref_total and ids must be dicts and words a list, "
-                        "ids and words both given or neither");
+    systems = PyLong_AsSsize_t(a[2]);
+    if (systems == -1 && PyErr_Occurred())
+        return NULL;
+    if (systems < 0 || systems > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "add_words: %zd systems", systems);
         return NULL;
     }
-    if ((outs = dicts_open(a[3], "outs")) == NULL ||
-        (matches = dicts_open(a[4], "matches")) == NULL)
+    if (a[6] != NULL && (keep = PyObject_IsTrue(a[6])) < 0)
+        return NULL;
+    if (!PyDict_Check(a[3]) || !PyList_Check(a[4]) || !PyList_Check(a[5])) {
+        PyErr_SetString(PyExc_TypeError, "add_words: ids must be a dict, words and counts lists");
+        return NULL;
+    }
+    width = 1 + 2 * systems;
+    if (PyList_GET_SIZE(a[5]) != PyList_GET_SIZE(a[4]) * width) {
+        PyErr_SetString(PyExc_ValueError,
+                        "add_words: counts must hold 1 + 2 * systems numbers per word");
+        return NULL;
+    }
+    if ((nsys = segment_open(&arena, a[0], a[1], systems, &t)) < 0)
         goto done;
-    nsys = PyTuple_GET_SIZE(outs);
-    if (PyTuple_GET_SIZE(matches) < nsys)
-        nsys = PyTuple_GET_SIZE(matches);
-    if ((nsys = segment_open(&arena, a[0], a[1], nsys, &t)) < 0 ||
-        word_counts(&arena, t, nsys, &w) < 0 || add_counts(&w, &t[0], 0, a[2], NULL) < 0)
+    if (nsys < systems) {
+        PyErr_Format(PyExc_ValueError, "%zd hypotheses for %zd systems", nsys, systems);
         goto done;
-    for (s = 1; s <= nsys; s++)
-        if (add_counts(&w, &t[s], s, PyTuple_GET_ITEM(outs, s - 1),
-                       PyTuple_GET_ITEM(matches, s - 1)) < 0)
-            goto done;
-    if (a[5] == NULL) {
+    }
+    if (word_counts(&arena, t, nsys, &w) < 0)
+        goto done;
+    if (keep && (row = PyList_New(w.nids * (1 + width))) == NULL)
+        goto done;
+    if (add_counts(&w, a[3], a[4], a[5], row) < 0)
+        goto done;
+    if (keep) {
+        result = row;
+        row = NULL;
+    }
+    else {
         Py_INCREF(Py_None);
         result = Py_None;
     }
-    else
-        result = segment_row(&w, a[5], a[6]);
 done:
     if (t != NULL)
         tokens_close(t, nsys + 1);
-    Py_XDECREF(outs);
-    Py_XDECREF(matches);
+    Py_XDECREF(row); /* items not yet set are NULL, which a list skips */
     arena_free(&arena);
     return result;
 }

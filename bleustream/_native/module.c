@@ -57,7 +57,7 @@ static PyMethodDef bs_methods[] = {
     BS_METHOD(id_lists, "id_lists(batch, /) -> (bytes, bytes) | None: a list of lists of ints "
                         "as int64 ids and lengths (token_ids.id_stream's fast path)."),
     BS_METHOD(add_words,
-              "add_words(ref, hyps, ref_total, outs, matches, ids=None, words=None) -> "
+              "add_words(ref, hyps, systems, ids, words, counts, row=False) -> "
               "list[int] | None: one segment's words added (analysis.words.py_add_words)."),
     BS_METHOD(add_ngram_matches,
               "add_ngram_matches(ref, hyps, low, high, kept) -> None: one segment's matched "

@@ -7,15 +7,16 @@ still has an unmatched copy of it, left to right: per segment and word,
 frequency: in the test references (the default, known only once every
 segment is read) or in a training corpus or counts file given up front.
 
-What is kept: one entry per distinct word (its reference count, and per
-system its hypothesis count and matches), so memory follows the
-vocabulary, not the number of segments.  For intervals, each segment's
+What is kept: one number per distinct word and a row of its counts (its
+reference count, and per system its hypothesis count and matches), so
+memory follows the vocabulary, not the number of segments.  For intervals, each segment's
 distinct words with their counts are kept too (a few integers per token),
 since the bootstrap resamples segments.
 """
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -58,50 +59,50 @@ def read_counts(lines: Iterable[str], name: str) -> Iterator[tuple[str, int]]:
 def py_add_words(
     ref: Sequence[str],
     hyps: Sequence[Sequence[str]],
-    ref_total: dict[str, int],
-    outs: Sequence[dict[str, int]],
-    matches: Sequence[dict[str, int]],
-    ids: dict[str, int] | None = None,
-    words: list[str] | None = None,
+    systems: int,
+    ids: dict[str, int],
+    words: list[str],
+    counts: list[int],
+    row: bool = False,
 ) -> list[int] | None:
-    """One segment's words added to the running counts: the reference's to
-    ``ref_total``; per system, its words to ``outs`` and its matches to
-    ``matches`` (per word, the fewer of its count in the hypothesis and in
-    the reference), as many systems as all three have.
+    """One segment's words added to the running counts of the first
+    ``systems`` hypotheses.
 
-    With ``ids`` and ``words`` (a word's number and the words by number,
-    new words added), the segment's row is returned: per distinct word, in
-    the order words first occur (the reference's, then each system's), its
-    number, its reference count, then each system's count and matches.
+    Each distinct word has a number (``ids``; ``words`` by number, a new
+    word appended) and ``1 + 2 * systems`` numbers in ``counts`` from
+    ``number * width`` on: its count in the references, then per system its
+    count in the hypotheses and its matches (per segment, the fewer of its
+    count in the hypothesis and in the reference).  So a word costs one
+    lookup a segment, however many systems there are.
+
+    With ``row``, the segment's own numbers are returned: per distinct
+    word, in the order words first occur (the reference's, then each
+    system's), its number, then its ``width`` numbers.
     """
+    if len(hyps) < systems:
+        raise ValueError(f"{len(hyps)} hypotheses for {systems} systems")
+    width = 1 + 2 * systems
+    hyps = hyps[:systems]
     ref_counts = Counter(ref)
-    _add(ref_total, ref_counts)
-    per_system = []
-    for out, kept, hyp in zip(outs, matches, hyps):
-        counts = Counter(hyp)
-        _add(out, counts)
-        _add(kept, {w: min(c, ref_counts[w]) for w, c in counts.items() if w in ref_counts})
-        per_system.append(counts)
-    if ids is None or words is None:
-        return None
-    row = []
-    for word in dict.fromkeys(chain(ref, *hyps[: len(per_system)])):
+    hyp_counts = [Counter(hyp) for hyp in hyps]
+    out: list[int] | None = [] if row else None
+    for word in dict.fromkeys(chain(ref, *hyps)):
         word_id = ids.get(word)
         if word_id is None:
             word_id = ids[word] = len(words)
             words.append(word)
+            counts += [0] * width
         ref_count = ref_counts.get(word, 0)
-        row += (word_id, ref_count)
-        for counts in per_system:
-            count = counts.get(word, 0)
-            row += (count, min(count, ref_count))
-    return row
-
-
-def _add(total: dict[Any, int], counts: Mapping[Any, int]) -> None:
-    """``total[key] += count`` for each key of counts, as Counter.update adds."""
-    for key, count in counts.items():
-        total[key] = total.get(key, 0) + count
+        numbers = [ref_count]
+        for per_system in hyp_counts:
+            count = per_system.get(word, 0)
+            numbers += (count, min(count, ref_count))
+        at = word_id * width
+        counts[at : at + width] = map(operator.add, counts[at : at + width], numbers)
+        if out is not None:
+            out.append(word_id)
+            out += numbers
+    return out
 
 
 class WordTally:
@@ -109,54 +110,65 @@ class WordTally:
 
     def __init__(self, systems: int, keep_segments: bool) -> None:
         self.systems = systems
-        self.ref: Counter[str] = Counter()
-        self.out: list[Counter[str]] = [Counter() for _ in range(systems)]
-        self.matches: list[Counter[str]] = [Counter() for _ in range(systems)]
-        # With segments kept: per segment its distinct words, each an id
-        # (``words``) followed by ref, then out and matches of each system.
+        # Per word (its number in ``ids``, ``words``), ``width`` numbers in
+        # ``counts``: ref, then out and matches of each system.
         self.width = 1 + 2 * systems
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
+        self.counts: list[int] = []
+        # With segments kept: per segment its distinct words, each a number
+        # followed by its ``width`` numbers in that segment.
         self.segment_rows: array[int] | None = array("q") if keep_segments else None
         self.segment_ends: array[int] | None = array("q") if keep_segments else None
 
     def add(self, ref: Sequence[str], hyps: Sequence[Sequence[str]]) -> None:
         """One segment: its (first) reference's words and each system's."""
-        if self.segment_rows is None or self.segment_ends is None:
-            add_words(ref, hyps, self.ref, self.out, self.matches)
-            return
-        row = add_words(ref, hyps, self.ref, self.out, self.matches, self.ids, self.words)
-        self.segment_rows.extend(row)
-        self.segment_ends.append(len(self.segment_rows))
+        keep = self.segment_rows is not None and self.segment_ends is not None
+        row = add_words(ref, hyps, self.systems, self.ids, self.words, self.counts, keep)
+        if keep:
+            self.segment_rows.extend(row)  # type: ignore[union-attr]
+            self.segment_ends.append(len(self.segment_rows))  # type: ignore[union-attr,arg-type]
+
+    def _number(self, word: str) -> int:
+        """A word's number, a new one (with zero counts) if it has none."""
+        word_id = self.ids.get(word)
+        if word_id is None:
+            word_id = self.ids[word] = len(self.words)
+            self.words.append(word)
+            self.counts += [0] * self.width
+        return word_id
 
     def merge(self, other: WordTally) -> None:
         """Adds another tally's words (segments after this one's)."""
-        self.ref.update(other.ref)
-        for mine, theirs in zip(self.out + self.matches, other.out + other.matches):
-            mine.update(theirs)
+        width = self.width
+        remap = [self._number(word) for word in other.words]
+        for theirs, mine in enumerate(remap):
+            at, there = mine * width, theirs * width
+            self.counts[at : at + width] = map(
+                operator.add, self.counts[at : at + width], other.counts[there : there + width]
+            )
         if self.segment_rows is None or other.segment_rows is None:
             return
         assert self.segment_ends is not None and other.segment_ends is not None
-        remap = []
-        for word in other.words:
-            word_id = self.ids.get(word)
-            if word_id is None:
-                word_id = self.ids[word] = len(self.words)
-                self.words.append(word)
-            remap.append(word_id)
         base = len(self.segment_rows)
-        rows, step = other.segment_rows, self.width + 1
+        rows, step = other.segment_rows, width + 1
         for at in range(0, len(rows), step):
             self.segment_rows.append(remap[rows[at]])
             self.segment_rows.extend(rows[at + 1 : at + step])
         self.segment_ends.extend(end + base for end in other.segment_ends)
 
+    def column(self, k: int) -> dict[str, int]:
+        """Column ``k`` of the counts (0: ref, 1 + 2s: out, 2 + 2s: matches
+        of system s), as a word's count, words with none left out."""
+        width, counts = self.width, self.counts
+        return {w: counts[i * width + k] for i, w in enumerate(self.words) if counts[i * width + k]}
+
     def reference_counts(self) -> Mapping[str, int]:
-        return self.ref
+        return self.column(0)
 
     def bucket_of(self, edges: Edges, counts: Mapping[str, int] | None) -> Any:
         """A word's bucket: its frequency in ``counts`` (or the references)."""
-        table = self.ref if counts is None else counts
+        table = self.reference_counts() if counts is None else counts
         cache: dict[str, int] = {}
 
         def bucket(word: str) -> int:
@@ -169,14 +181,11 @@ class WordTally:
 
     def bucket_totals(self, bucket: Any, nbuckets: int) -> list[list[int]]:
         """Per bucket: ref, then out and matches of each system."""
-        out = [[0] * self.width for _ in range(nbuckets)]
-        for word, count in self.ref.items():
-            out[bucket(word)][0] += count
-        for s in range(self.systems):
-            for word, count in self.out[s].items():
-                out[bucket(word)][1 + 2 * s] += count
-            for word, count in self.matches[s].items():
-                out[bucket(word)][2 + 2 * s] += count
+        width, counts = self.width, self.counts
+        out = [[0] * width for _ in range(nbuckets)]
+        for i, word in enumerate(self.words):
+            b = bucket(word)
+            out[b] = list(map(operator.add, out[b], counts[i * width : (i + 1) * width]))
         return out
 
     def segment_matrix(self, np: Any, bucket: Any, nbuckets: int) -> Any:
@@ -194,23 +203,30 @@ class WordTally:
         return matrix
 
     def state(self) -> dict[str, Any]:
-        """As plain JSON data (``from_state`` reads it back)."""
+        """As plain JSON data (``from_state`` reads it back): per word its
+        counts by column, and the words by number where segment rows (which
+        name words by number) are kept."""
         kept = self.segment_rows is not None and self.segment_ends is not None
         return {
-            "ref": dict(self.ref),
-            "out": [dict(c) for c in self.out],
-            "matches": [dict(c) for c in self.matches],
-            "words": self.words,
+            "ref": self.column(0),
+            "out": [self.column(1 + 2 * s) for s in range(self.systems)],
+            "matches": [self.column(2 + 2 * s) for s in range(self.systems)],
+            "words": self.words if kept else [],
             "segment_rows": self.segment_rows.tolist() if kept else None,  # type: ignore[union-attr]
             "segment_ends": self.segment_ends.tolist() if kept else None,  # type: ignore[union-attr]
         }
 
     def load(self, state: Mapping[str, Any]) -> None:
-        self.ref = Counter(state["ref"])
-        self.out = [Counter(c) for c in state["out"]]
-        self.matches = [Counter(c) for c in state["matches"]]
-        self.words = list(state["words"])
-        self.ids = {word: i for i, word in enumerate(self.words)}
+        self.ids, self.words, self.counts = {}, [], []
+        columns = [state["ref"]]
+        for out, matches in zip(state["out"], state["matches"]):
+            columns += (out, matches)
+        # The numbers the segment rows use first, then every other word.
+        for word in chain(state["words"], *columns):
+            self._number(word)
+        for k, column in enumerate(columns):
+            for word, count in column.items():
+                self.counts[self.ids[word] * self.width + k] += count
         if self.segment_rows is not None and self.segment_ends is not None:
             self.segment_rows.extend(state["segment_rows"])
             self.segment_ends.extend(state["segment_ends"])

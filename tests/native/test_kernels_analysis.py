@@ -1,9 +1,10 @@
 """The compiled counting of ``--analyze`` against its pure-Python twins.
 
 ``add_words`` (word accuracy by frequency) and ``add_ngram_matches``
-(n-gram differences) add one segment's counts to running dicts.  The C
-functions of ``bleustream._native._kernels`` must leave every dict exactly
-as the pure ones (``analysis.words.py_add_words``,
+(n-gram differences) add one segment's counts to running counts: words by
+number into a flat list, n-grams into dicts.  The C functions of
+``bleustream._native._kernels`` must leave every list and dict exactly as
+the pure ones (``analysis.words.py_add_words``,
 ``analysis.ngrams.py_add_ngram_matches``) do: the same keys, counts and key
 order, the same kept-segment row, the same new word numbers; on
 Hypothesis segments (empty ones, repeated words, any Unicode including lone
@@ -41,30 +42,35 @@ def _described(value: Any) -> Any:
     return value
 
 
-def _words_state(systems: int, keep: bool) -> dict[str, Any]:
-    return {
-        "ref_total": {"a": 2},
-        "outs": [{"b": 1} for _ in range(systems)],
-        "matches": [{"the": 3} for _ in range(systems)],
-        "ids": {"b": 0} if keep else None,
-        "words": ["b"] if keep else None,
-    }
+def _words_state(systems: int) -> dict[str, Any]:
+    # A word already counted, so that adding to counts is tested too.
+    return {"ids": {"b": 0}, "words": ["b"], "counts": [2] + [1, 3] * systems}
 
 
-def _add_words(func: Any, state: dict[str, Any], ref: list[str], hyps: list[list[str]]) -> Any:
-    return func(
-        ref, hyps, state["ref_total"], state["outs"], state["matches"], state["ids"], state["words"]
-    )
+def _add_words(
+    func: Any,
+    state: dict[str, Any],
+    ref: list[str],
+    hyps: list[list[str]],
+    systems: int,
+    keep: bool,
+) -> Any:
+    return func(ref, hyps, systems, state["ids"], state["words"], state["counts"], keep)
 
 
 def _words_equal(
     segments: Sequence[tuple[list[str], list[list[str]]]], systems: int, keep: bool
 ) -> None:
     assert N is not None
-    pure, compiled = _words_state(systems, keep), _words_state(systems, keep)
+    pure, compiled = _words_state(systems), _words_state(systems)
     for ref, hyps in segments:
-        expected = _add_words(words.py_add_words, pure, ref, hyps)
-        got = _add_words(N.add_words, compiled, ref, hyps)
+        if len(hyps) < systems:
+            for func in (words.py_add_words, N.add_words):
+                with pytest.raises(ValueError, match="hypotheses for"):
+                    _add_words(func, _words_state(systems), ref, hyps, systems, keep)
+            continue
+        expected = _add_words(words.py_add_words, pure, ref, hyps, systems, keep)
+        got = _add_words(N.add_words, compiled, ref, hyps, systems, keep)
         assert _described(got) == _described(expected)
         if keep:
             assert all(type(v) is int for v in got)
@@ -73,6 +79,7 @@ def _words_equal(
     assert {k: _described(v) for k, v in compiled.items()} == {
         k: _described(v) for k, v in pure.items()
     }
+    assert all(type(v) is int for v in compiled["counts"])
 
 
 def _ngrams_equal(
@@ -97,7 +104,8 @@ def _ngrams_equal(
 def test_words_count_as_the_pure_code(
     segments: list[tuple[list[str], list[list[str]]]], systems: int, keep: bool
 ) -> None:
-    # hyps may hold more or fewer lists than there are systems: zip's rule.
+    # hyps may hold more lists than there are systems (the first count), or
+    # fewer (a ValueError).
     _words_equal(segments, systems, keep)
 
 
@@ -148,15 +156,24 @@ def test_real_ted_stream() -> None:
 def test_bad_arguments_raise() -> None:
     assert N is not None
     with pytest.raises(TypeError):
-        N.add_words(["a", 1], [["a"]], {}, [{}], [{}])
+        N.add_words(["a", 1], [["a"]], 1, {}, [], [])
     with pytest.raises(TypeError):
-        N.add_words(["a"], [["a"]], [], [{}], [{}])
+        N.add_words(["a"], [["a"]], 1, [], [], [])
     with pytest.raises(TypeError):
-        N.add_words(["a"], [["a"]], {}, [[]], [{}])
+        N.add_words(["a"], [["a"]], 1, {}, (), [])
     with pytest.raises(TypeError):
-        N.add_words(["a"], [["a"]], {}, [{}], [{}], {}, None)
+        N.add_words(["a"], [["a"]], 1, {}, [])
+    with pytest.raises(ValueError):
+        N.add_words(["a"], [["a"]], -1, {}, [], [])
+    # counts of the wrong length, a word number with no counts, or not a number
+    with pytest.raises(ValueError):
+        N.add_words(["a"], [["a"]], 1, {}, [], [0])
+    with pytest.raises(ValueError):
+        N.add_words(["a"], [["a"]], 1, {"a": 1}, ["a"], [0, 0, 0])
+    with pytest.raises(ValueError):
+        N.add_words(["a"], [["a"]], 1, {"a": -1}, ["a"], [0, 0, 0])
     with pytest.raises(TypeError):
-        N.add_words(["a"], [["a"]], {}, [{}])
+        N.add_words(["a"], [["a"]], 1, {"a": "0"}, ["a"], [0, 0, 0])
     with pytest.raises(TypeError):
         N.add_ngram_matches(["a"], [[None]], 1, 2, [{}])
     with pytest.raises(TypeError):
@@ -168,7 +185,7 @@ def test_bad_arguments_raise() -> None:
             ngrams.py_add_ngram_matches(["a"], [["a"]], low, high, [{}])
     with pytest.raises(OverflowError):
         N.add_ngram_matches(["a"], [["a"]], 1, 2**70, [{}])
-    # A count that is not an int adds as Python adds.
-    total: dict[str, Any] = {"a": 1.5}
-    N.add_words(["a", "a"], [], total, [], [])
-    assert total == {"a": 3.5}
+    # A count that is not an int, or past 64 bits, adds as Python adds.
+    counts: list[Any] = [1.5, 2**64, 0]
+    N.add_words(["a", "a"], [["a"]], 1, {"a": 0}, ["a"], counts)
+    assert counts == [3.5, 2**64 + 1, 1]

@@ -150,6 +150,9 @@ def add_ngram_matches(
     hyps: Sequence[Sequence[str]],
     low: int,
     high: int,
-    kept: Sequence[dict[tuple[str, ...], int]],
+    systems: int,
+    ids: dict[tuple[str, ...], int],
+    grams: list[tuple[str, ...]],
+    counts: list[int],
 ) -> None:
     """bleustream.analysis.ngrams.py_add_ngram_matches"""

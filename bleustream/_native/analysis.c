@@ -65,9 +65,8 @@ tokens_intern(Tokens *t, Vocab *v, Arena *a, int insert)
 
 /*
  * The segment's lists into t[0 .. 1 + nsys): the reference's words, then
- * each system's, for the first of hyps that `dicts` (a list of lists of
- * dicts, one a system) has room for, as zip stops at the shortest.  The
- * number of systems, or -1 with an exception (t closed).
+ * each system's, for the first nsys of hyps (all of them when there are
+ * fewer).  The number of systems read, or -1 with an exception (t closed).
  */
 static Py_ssize_t
 segment_open(Arena *a, PyObject *ref, PyObject *hyps, Py_ssize_t nsys, Tokens **tp)
@@ -99,56 +98,6 @@ fail:
     Py_DECREF(seq);
     tokens_close(t, nsys + 1);
     return -1;
-}
-
-/* d[key] += n, as Counter.update adds a count (a missing key counts 0). */
-static int
-dict_add(PyObject *d, PyObject *key, Py_ssize_t n)
-{
-    PyObject *old, *add, *sum;
-    int rc;
-    add = PyLong_FromSsize_t(n);
-    if (add == NULL)
-        return -1;
-    old = PyDict_GetItemWithError(d, key); /* borrowed */
-    if (old == NULL) {
-        if (PyErr_Occurred()) {
-            Py_DECREF(add);
-            return -1;
-        }
-        rc = PyDict_SetItem(d, key, add);
-        Py_DECREF(add);
-        return rc;
-    }
-    Py_INCREF(old);
-    sum = PyNumber_Add(old, add);
-    Py_DECREF(old);
-    Py_DECREF(add);
-    if (sum == NULL)
-        return -1;
-    rc = PyDict_SetItem(d, key, sum);
-    Py_DECREF(sum);
-    return rc;
-}
-
-/* The dicts of a list of them (a new tuple), each checked. */
-static PyObject *
-dicts_open(PyObject *o, const char *what)
-{
-    PyObject *seq = PySequence_Tuple(o);
-    Py_ssize_t i;
-    if (seq == NULL)
-        return NULL;
-    for (i = 0; i < PyTuple_GET_SIZE(seq); i++) {
-        PyObject *d = PyTuple_GET_ITEM(seq, i);
-        if (!PyDict_Check(d)) {
-            PyErr_Format(PyExc_TypeError, "%s must hold dicts, not %.100s", what,
-                         Py_TYPE(d)->tp_name);
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    return seq;
 }
 
 /* ------------------------------------------------------------------ */
@@ -199,16 +148,17 @@ word_counts(Arena *a, Tokens *t, Py_ssize_t nsys, WordCounts *w)
     return 0;
 }
 
-/* The number of word in ids; a new one (len(words)), its `width` counts
- * appended as zeros, when absent.  -1 with an exception. */
+/* The number of key (a word, an n-gram) in ids; a new one (len(keys)),
+ * its `width` (> 0) counts appended as zeros, when absent.  -1 with an
+ * exception. */
 static Py_ssize_t
-word_number(PyObject *ids, PyObject *words, PyObject *counts, Py_ssize_t width, PyObject *word)
+key_number(PyObject *ids, PyObject *keys, PyObject *counts, Py_ssize_t width, PyObject *key)
 {
-    PyObject *id = PyDict_GetItemWithError(ids, word); /* borrowed */
+    PyObject *id = PyDict_GetItemWithError(ids, key); /* borrowed */
     Py_ssize_t n, k;
     if (id != NULL) {
         if (!PyLong_Check(id)) {
-            PyErr_Format(PyExc_TypeError, "add_words: a word's number must be int, not %.100s",
+            PyErr_Format(PyExc_TypeError, "a key's number must be int, not %.100s",
                          Py_TYPE(id)->tp_name);
             return -1;
         }
@@ -216,17 +166,17 @@ word_number(PyObject *ids, PyObject *words, PyObject *counts, Py_ssize_t width, 
         if (n == -1 && PyErr_Occurred())
             return -1;
         if (n < 0 || n >= PyList_GET_SIZE(counts) / width) {
-            PyErr_SetString(PyExc_ValueError, "add_words: a word's number has no counts");
+            PyErr_SetString(PyExc_ValueError, "a key's number has no counts");
             return -1;
         }
         return n;
     }
     if (PyErr_Occurred())
         return -1;
-    n = PyList_GET_SIZE(words);
+    n = PyList_GET_SIZE(keys);
     if ((id = PyLong_FromSsize_t(n)) == NULL)
         return -1;
-    if (PyDict_SetItem(ids, word, id) < 0 || PyList_Append(words, word) < 0) {
+    if (PyDict_SetItem(ids, key, id) < 0 || PyList_Append(keys, key) < 0) {
         Py_DECREF(id);
         return -1;
     }
@@ -301,7 +251,7 @@ add_counts(const WordCounts *w, PyObject *ids, PyObject *words, PyObject *counts
     }
     for (k = 0; k < w->nids; k++) {
         const int32_t *c = &w->count[k * cw];
-        Py_ssize_t n = word_number(ids, words, counts, width, w->first[k]);
+        Py_ssize_t n = key_number(ids, words, counts, width, w->first[k]);
         if (n < 0)
             goto done;
         v[0] = c[0];
@@ -398,6 +348,7 @@ typedef struct {
     int32_t refc; /* its count in the reference */
     int32_t hypc; /* its count in the current hypothesis */
     int32_t hpos; /* where it first starts there */
+    Py_ssize_t number; /* its number in the running ids; -1: not looked up yet */
 } GramSlot;
 
 typedef struct {
@@ -461,16 +412,25 @@ fill_table(GramTable *g, const uint64_t *hash, Py_ssize_t rlen)
             s->pos = (int32_t)i;
             s->refc = 0;
             s->hypc = 0;
+            s->number = -1;
         }
         s->refc++;
     }
 }
 
-/* The matched n-grams of order g->n of one hypothesis added to kept
- * (tuples of its own words); the number of distinct ones. */
+/* The running numbers and counts of matched n-grams, and the system whose
+ * matches are being added (its column of counts). */
+typedef struct {
+    PyObject *ids, *grams, *counts;
+    Py_ssize_t systems, column;
+} GramCounts;
+
+/* The matched n-grams of order g->n of one hypothesis added to its column
+ * of counts, a new one numbered with a tuple of the hypothesis's own words;
+ * the number of distinct ones. */
 static Py_ssize_t
 add_matched(const GramTable *g, const Tokens *hyp, const uint64_t *hash,
-            const unsigned char *live, GramSlot **hits, PyObject *kept)
+            const unsigned char *live, GramSlot **hits, const GramCounts *c)
 {
     Py_ssize_t i, k, nhits = 0, n = g->n, rc = 0;
     for (i = 0; i + n <= hyp->len; i++) {
@@ -487,24 +447,30 @@ add_matched(const GramTable *g, const Tokens *hyp, const uint64_t *hash,
     }
     for (k = 0; k < nhits; k++) {
         GramSlot *s = hits[k];
-        PyObject *gram;
         int32_t m = s->hypc < s->refc ? s->hypc : s->refc;
         s->hypc = 0;
         if (rc < 0)
             continue;
-        gram = PyTuple_New(n);
-        if (gram == NULL) {
-            rc = -1;
-            continue;
+        if (s->number < 0) {
+            PyObject *gram = PyTuple_New(n);
+            if (gram == NULL) {
+                rc = -1;
+                continue;
+            }
+            for (i = 0; i < n; i++) {
+                PyObject *word = PyTuple_GET_ITEM(hyp->seq, s->hpos + i);
+                Py_INCREF(word);
+                PyTuple_SET_ITEM(gram, i, word);
+            }
+            s->number = key_number(c->ids, c->grams, c->counts, c->systems, gram);
+            Py_DECREF(gram);
+            if (s->number < 0) {
+                rc = -1;
+                continue;
+            }
         }
-        for (i = 0; i < n; i++) {
-            PyObject *word = PyTuple_GET_ITEM(hyp->seq, s->hpos + i);
-            Py_INCREF(word);
-            PyTuple_SET_ITEM(gram, i, word);
-        }
-        if (dict_add(kept, gram, m) < 0)
+        if (count_add(c->counts, s->number * c->systems + c->column, m) < 0)
             rc = -1;
-        Py_DECREF(gram);
     }
     return rc < 0 ? -1 : nhits;
 }
@@ -518,7 +484,7 @@ typedef struct {
 
 static int
 count_matches(Arena *a, Tokens *t, Py_ssize_t nsys, Py_ssize_t low, Py_ssize_t high,
-              PyObject *kept)
+              GramCounts *c)
 {
     Py_ssize_t rlen = t[0].len, s, n, most = 0;
     uint64_t *rhash;
@@ -567,8 +533,8 @@ count_matches(Arena *a, Tokens *t, Py_ssize_t nsys, Py_ssize_t low, Py_ssize_t h
             Py_ssize_t found;
             if (!h[s].alive)
                 continue;
-            found = add_matched(&g, &t[s], h[s].hash, h[s].live, hits,
-                                PyTuple_GET_ITEM(kept, s - 1));
+            c->column = s - 1;
+            found = add_matched(&g, &t[s], h[s].hash, h[s].live, hits, c);
             if (found < 0)
                 return -1;
             h[s].alive = found > 0;
@@ -580,15 +546,17 @@ count_matches(Arena *a, Tokens *t, Py_ssize_t nsys, Py_ssize_t low, Py_ssize_t h
     return 0;
 }
 
-static const char *const add_ngram_matches_names[] = {"ref", "hyps", "low", "high", "kept"};
+static const char *const add_ngram_matches_names[] = {"ref", "hyps", "low",   "high",
+                                                      "systems", "ids", "grams", "counts"};
 
 BS_FASTCALL(bs_add_ngram_matches)
 {
-    PyObject *a[5], *kept = NULL, *result = NULL;
+    PyObject *a[8], *result = NULL;
     Tokens *t = NULL;
     Py_ssize_t nsys = -1, low, high;
+    GramCounts c;
     ARENA_ON_STACK(arena);
-    if (bs_parse_args("add_ngram_matches", args, nargs, kwnames, add_ngram_matches_names, 5, 5,
+    if (bs_parse_args("add_ngram_matches", args, nargs, kwnames, add_ngram_matches_names, 8, 8,
                       a) < 0)
         return NULL;
     low = PyLong_AsSsize_t(a[2]);
@@ -602,17 +570,40 @@ BS_FASTCALL(bs_add_ngram_matches)
                      low, high);
         return NULL;
     }
-    if ((kept = dicts_open(a[4], "kept")) == NULL)
+    c.systems = PyLong_AsSsize_t(a[4]);
+    if (c.systems == -1 && PyErr_Occurred())
+        return NULL;
+    if (c.systems < 0 || c.systems > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "add_ngram_matches: %zd systems", c.systems);
+        return NULL;
+    }
+    if (!PyDict_Check(a[5]) || !PyList_Check(a[6]) || !PyList_Check(a[7])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "add_ngram_matches: ids must be a dict, grams and counts lists");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(a[7]) != PyList_GET_SIZE(a[6]) * c.systems) {
+        PyErr_SetString(PyExc_ValueError,
+                        "add_ngram_matches: counts must hold `systems` numbers per n-gram");
+        return NULL;
+    }
+    c.ids = a[5];
+    c.grams = a[6];
+    c.counts = a[7];
+    c.column = 0;
+    if ((nsys = segment_open(&arena, a[0], a[1], c.systems, &t)) < 0)
         goto done;
-    if ((nsys = segment_open(&arena, a[0], a[1], PyTuple_GET_SIZE(kept), &t)) < 0 ||
-        count_matches(&arena, t, nsys, low, high, kept) < 0)
+    if (nsys < c.systems) {
+        PyErr_Format(PyExc_ValueError, "%zd hypotheses for %zd systems", nsys, c.systems);
+        goto done;
+    }
+    if (count_matches(&arena, t, nsys, low, high, &c) < 0)
         goto done;
     Py_INCREF(Py_None);
     result = Py_None;
 done:
     if (t != NULL)
         tokens_close(t, nsys + 1);
-    Py_XDECREF(kept);
     arena_free(&arena);
     return result;
 }

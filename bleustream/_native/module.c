@@ -60,7 +60,8 @@ static PyMethodDef bs_methods[] = {
               "add_words(ref, hyps, systems, ids, words, counts, row=False) -> "
               "list[int] | None: one segment's words added (analysis.words.py_add_words)."),
     BS_METHOD(add_ngram_matches,
-              "add_ngram_matches(ref, hyps, low, high, kept) -> None: one segment's matched "
+              "add_ngram_matches(ref, hyps, low, high, systems, ids, grams, counts) -> None: one "
+              "segment's matched "
               "n-grams added (analysis.ngrams.py_add_ngram_matches)."),
     {NULL, NULL, 0, NULL},
 };

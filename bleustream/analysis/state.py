@@ -6,7 +6,6 @@ whole.  The record's layout is in docs/analysis.md."""
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -73,7 +72,7 @@ def to_record(an: Analyzer) -> dict[str, Any]:
         },
         "store": None if an.store is None else an.store.state(),
         "words": an.words.state(),
-        "ngrams": [[[list(g), n] for g, n in kept.items()] for kept in an.ngrams.matches],
+        "ngrams": [[[list(g), n] for g, n in kept.items()] for kept in an.ngrams.per_system()],
         "examples": [[_example(e) for e in [*kept.better, *kept.worse]] for kept in an.examples],
         "running": {
             "step": an.running.step,
@@ -119,7 +118,7 @@ def from_record(
     if record["store"] is not None:
         an.store = SegmentStore.from_state(record["store"], record["segments"])
     an.words.load(record["words"])
-    an.ngrams.matches = [Counter({tuple(g): n for g, n in kept}) for kept in record["ngrams"]]
+    an.ngrams.load([[(tuple(g), n) for g, n in kept] for kept in record["ngrams"]])
     for kept, examples in zip(an.examples, record["examples"]):
         for index, line, base, system, texts in sorted(examples):
             kept.add(index, line, (base, system), tuple(texts))  # type: ignore[arg-type]

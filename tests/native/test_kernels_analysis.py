@@ -82,16 +82,26 @@ def _words_equal(
     assert all(type(v) is int for v in compiled["counts"])
 
 
+def _ngrams_state(systems: int) -> dict[str, Any]:
+    # An n-gram already counted, so that adding to counts is tested too.
+    return {"ids": {("a",): 0}, "grams": [("a",)], "counts": [1] * systems}
+
+
 def _ngrams_equal(
     segments: Sequence[tuple[list[str], list[list[str]]]], systems: int, low: int, high: int
 ) -> None:
     assert N is not None
-    pure = [{("a",): 1} for _ in range(systems)]
-    compiled = [{("a",): 1} for _ in range(systems)]
+    pure, compiled = _ngrams_state(systems), _ngrams_state(systems)
     for ref, hyps in segments:
-        assert ngrams.py_add_ngram_matches(ref, hyps, low, high, pure) is None
-        assert N.add_ngram_matches(ref, hyps, low, high, compiled) is None
+        if len(hyps) < systems:
+            for func in (ngrams.py_add_ngram_matches, N.add_ngram_matches):
+                with pytest.raises(ValueError, match="hypotheses for"):
+                    func(ref, hyps, low, high, systems, *_ngrams_state(systems).values())
+            continue
+        assert ngrams.py_add_ngram_matches(ref, hyps, low, high, systems, *pure.values()) is None
+        assert N.add_ngram_matches(ref, hyps, low, high, systems, *compiled.values()) is None
         assert _described(compiled) == _described(pure)
+    assert all(type(v) is int for v in compiled["counts"])
 
 
 @needs_native
@@ -175,16 +185,22 @@ def test_bad_arguments_raise() -> None:
     with pytest.raises(TypeError):
         N.add_words(["a"], [["a"]], 1, {"a": "0"}, ["a"], [0, 0, 0])
     with pytest.raises(TypeError):
-        N.add_ngram_matches(["a"], [[None]], 1, 2, [{}])
+        N.add_ngram_matches(["a"], [[None]], 1, 2, 1, {}, [], [])
     with pytest.raises(TypeError):
-        N.add_ngram_matches(["a"], [["a"]], 1, 2, [[]])
+        N.add_ngram_matches(["a"], [["a"]], 1, 2, 1, [], [], [])
+    with pytest.raises(TypeError):
+        N.add_ngram_matches(["a"], [["a"]], 1, 2, 1, {}, [])
+    with pytest.raises(ValueError):
+        N.add_ngram_matches(["a"], [["a"]], 1, 2, 1, {}, [], [0])
+    with pytest.raises(ValueError):
+        N.add_ngram_matches(["a"], [["a"]], 1, 2, 1, {("a",): 3}, [("a",)], [0])
     for low, high in ((0, 2), (3, 2), (-1, -1)):
         with pytest.raises(ValueError):
-            N.add_ngram_matches(["a"], [["a"]], low, high, [{}])
+            N.add_ngram_matches(["a"], [["a"]], low, high, 1, {}, [], [])
         with pytest.raises(ValueError):
-            ngrams.py_add_ngram_matches(["a"], [["a"]], low, high, [{}])
+            ngrams.py_add_ngram_matches(["a"], [["a"]], low, high, 1, {}, [], [])
     with pytest.raises(OverflowError):
-        N.add_ngram_matches(["a"], [["a"]], 1, 2**70, [{}])
+        N.add_ngram_matches(["a"], [["a"]], 1, 2**70, 1, {}, [], [])
     # A count that is not an int, or past 64 bits, adds as Python adds.
     counts: list[Any] = [1.5, 2**64, 0]
     N.add_words(["a", "a"], [["a"]], 1, {"a": 0}, ["a"], counts)

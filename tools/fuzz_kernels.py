@@ -315,15 +315,17 @@ def check_analysis(
         (N.add_words, N.add_ngram_matches),
         (analysis_words.py_add_words, analysis_ngrams.py_add_ngram_matches),
     ):
-        ids: dict[str, int] | None = {"a": 0} if keep else None
-        known: list[str] | None = ["a"] if keep else None
-        ref_total: dict[str, int] = {}
-        outs: list[dict[str, int]] = [{} for _ in range(systems)]
-        matches: list[dict[str, int]] = [{} for _ in range(systems)]
-        kept: list[dict[tuple[str, ...], int]] = [{} for _ in range(systems)]
-        row = add_words(ref, hyps, ref_total, outs, matches, ids, known)
-        add_ngrams(ref, hyps, low, high, kept)
-        states.append((row, ref_total, outs, matches, kept, ids, known))
+        # A word and an n-gram counted before, so that counts are added to.
+        words = ({"a": 0}, ["a"], [1] * (1 + 2 * systems))
+        grams: tuple[dict[tuple[str, ...], int], list[tuple[str, ...]], list[int]]
+        grams = ({("a",): 0}, [("a",)], [1] * systems)
+        try:
+            row = add_words(ref, hyps, systems, *words, keep)
+            add_ngrams(ref, hyps, low, high, systems, *grams)
+            outcome: object = (row, words, grams)
+        except ValueError as error:  # fewer hypotheses than systems
+            outcome = repr(error)
+        states.append(outcome)
         if not compare:
             break
     if compare:  # repr: the dicts' key order too

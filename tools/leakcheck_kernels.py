@@ -103,17 +103,19 @@ def main(argv: list[str]) -> int:
     id_lists_odd = [[5, 1], [2, True]]
     inputs += [id_lists, id_lists_odd, *id_lists, *id_lists_odd]
 
-    # The analyses' running dicts (their keys settle after the first call).
-    w_total: dict[str, int] = {}
-    w_outs: list[dict[str, int]] = [{}, {}]
-    w_matches: list[dict[str, int]] = [{}, {}]
+    # The analyses' running numbers and counts (they settle after the first call).
     w_ids: dict[str, int] = {}
     w_words: list[str] = []
-    g_kept: list[dict[tuple[str, ...], int]] = [{}, {}]
+    w_counts: list[int] = []
+    g_ids: dict[tuple[str, ...], int] = {}
+    g_grams: list[tuple[str, ...]] = []
+    g_counts: list[int] = []
+    w_state = (w_ids, w_words, w_counts)
+    g_state = (g_ids, g_grams, g_counts)
     a_hyps = [hyp_tokens, ref_tokens[2:]]
-    inputs += [w_total, w_outs, w_matches, w_ids, w_words, g_kept, a_hyps]
-    N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, w_words)
-    N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, g_kept)  # the keys hold the tokens from here on
+    inputs += [w_ids, w_words, w_counts, g_ids, g_grams, g_counts, a_hyps]
+    N.add_words(ref_tokens, a_hyps, 2, *w_state)
+    N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, 2, *g_state)  # keys hold the tokens from here on
 
     def failing(row: Any, signature: str) -> Any:
         raise RuntimeError("the fallback failed")
@@ -154,12 +156,14 @@ def main(argv: list[str]) -> int:
         lambda: N.token_rows(id_hyps, id_refs, 4, 2**64, 0, 2),
         lambda: N.token_rows(id_hyps, id_refs, 4, None, 0, 3),
         lambda: N.token_rows(id_hyps, (), 4, None, 0, 2),
-        lambda: N.add_words(ref_tokens, [hyp_tokens, [*ref_tokens, 3]], w_total, w_outs, w_matches),
-        lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, [{}, []]),
-        lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, None),
-        lambda: N.add_ngram_matches(ref_tokens, [hyp_tokens, [None]], 1, 4, g_kept),
-        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 0, 4, g_kept),
-        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, [{}, ()]),
+        lambda: N.add_words(ref_tokens, [hyp_tokens, [*ref_tokens, 3]], 2, *w_state),
+        lambda: N.add_words(ref_tokens, a_hyps, 3, *w_state),
+        lambda: N.add_words(ref_tokens, a_hyps, 2, w_ids, w_words, [0]),
+        lambda: N.add_words(ref_tokens, a_hyps, 2, w_ids, None, w_counts),
+        lambda: N.add_ngram_matches(ref_tokens, [hyp_tokens, [None]], 1, 4, 2, *g_state),
+        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 0, 4, 2, *g_state),
+        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, 3, *g_state),
+        lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, 2, g_ids, g_grams, ()),
     ]
 
     def error_paths() -> None:
@@ -204,15 +208,15 @@ def main(argv: list[str]) -> int:
         "token_rows' id_lists": (lambda: N.id_lists(id_lists), 1),
         "token_rows' id_lists, None": (lambda: N.id_lists(id_lists_odd), 1),
         "add_words, 2 systems": (
-            lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches),
+            lambda: N.add_words(ref_tokens, a_hyps, 2, *w_state),
             1,
         ),
         "add_words, kept row": (
-            lambda: N.add_words(ref_tokens, a_hyps, w_total, w_outs, w_matches, w_ids, w_words),
+            lambda: N.add_words(ref_tokens, a_hyps, 2, *w_state, True),
             1,
         ),
         "add_ngram_matches": (
-            lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, g_kept),
+            lambda: N.add_ngram_matches(ref_tokens, a_hyps, 1, 4, 2, *g_state),
             1,
         ),
         "error paths": (error_paths, len(errors)),

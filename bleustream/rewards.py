@@ -179,13 +179,22 @@ class Reward:
         column = columns[self.column]
         if isinstance(completions, str) or isinstance(column, str):
             raise TypeError("completions and the reference column are lists, one item a sample")
-        hyps = [completion_text(c, i) for i, c in enumerate(completions)]
-        refs = [references_of(value, i) for i, value in enumerate(column)]
-        if len(refs) != len(hyps):
+        completions, column = list(completions), list(column)
+        if len(column) != len(completions):
             raise ValueError(
-                f"{len(hyps)} completions, but {len(refs)} items in column {self.column!r}"
+                f"{len(completions)} completions, but {len(column)} items in column {self.column!r}"
             )
-        return self.batch(hyps, refs)
+        if all(type(c) is str for c in completions):  # the common case, read as it is
+            hyps = completions
+        else:
+            hyps = [completion_text(c, i) for i, c in enumerate(completions)]
+        if all(type(value) is str for value in column):  # one reference each
+            return self._scaled(sentence_scores(self.metric, hyps, [column], **self.settings))
+        return self.batch(hyps, [references_of(value, i) for i, value in enumerate(column)])
+
+    def _scaled(self, found: Sequence[Any]) -> list[float]:
+        lower, scale = self.lower_is_better, self.scale
+        return [scaled(score.score, lower, scale) for score in found]
 
     def batch(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
         """The rewards of hypotheses against their references (``refs[i]``,

@@ -17,6 +17,8 @@ vocabulary: scores of two tokenizers' ids are not comparable.
 
 from __future__ import annotations
 
+import os
+import threading
 from array import array
 from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
@@ -126,14 +128,34 @@ def _rows(
     n = len(hyps.starts)
     if threads <= 1 or n < 2:
         return token_rows(hyps, refs, max_order, pad, 0, n)
-    from concurrent.futures import ThreadPoolExecutor
-
     cuts = [n * k // threads for k in range(threads + 1)]
-    with ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(
-            lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]), range(threads)
-        )
-        return [row for part in parts for row in part]
+    parts = _pool(threads).map(
+        lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]), range(threads)
+    )
+    return [row for part in parts for row in part]
+
+
+# The pool of the last ``threads=N`` batch, kept for the next: a training
+# loop scores a batch every step, and starting threads costs about as much
+# as counting a small batch.  A forked child has none of its threads.
+_POOL: dict[int, Any] = {}
+_POOL_LOCK = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.clear)
+
+
+def _pool(threads: int) -> Any:
+    """A pool of ``threads`` threads: the kept one, or a new one in its place."""
+    with _POOL_LOCK:
+        pool = _POOL.get(threads)
+        if pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            for old in _POOL.values():
+                old.shutdown(wait=False)
+            _POOL.clear()
+            pool = _POOL[threads] = ThreadPoolExecutor(threads, thread_name_prefix="token_bleu")
+        return pool
 
 
 def _check_pad(pad_id: Any) -> int | None:

@@ -17,11 +17,11 @@ segments.
 from __future__ import annotations
 
 import heapq
-import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from bleustream.analysis.numbering import merge_into, number_of
 from bleustream.kernels import native
 
 Ngram = tuple[str, ...]
@@ -60,11 +60,7 @@ def py_add_ngram_matches(
             for gram, count in ngrams_of(hyp, n).items():
                 if gram not in ref_counts:
                     continue
-                number = ids.get(gram)
-                if number is None:
-                    number = ids[gram] = len(grams)
-                    grams.append(gram)
-                    counts += [0] * systems
+                number = number_of(ids, grams, counts, systems, gram)
                 counts[number * systems + s] += min(count, ref_counts[gram])
 
 
@@ -86,21 +82,8 @@ class NgramMatches:
             ref, hyps, self.low, self.high, self.systems, self.ids, self.grams, self.counts
         )
 
-    def _number(self, gram: Ngram) -> int:
-        number = self.ids.get(gram)
-        if number is None:
-            number = self.ids[gram] = len(self.grams)
-            self.grams.append(gram)
-            self.counts += [0] * self.systems
-        return number
-
     def merge(self, other: NgramMatches) -> None:
-        width = self.systems
-        for theirs, gram in enumerate(other.grams):
-            at, there = self._number(gram) * width, theirs * width
-            self.counts[at : at + width] = map(
-                operator.add, self.counts[at : at + width], other.counts[there : there + width]
-            )
+        merge_into(self.ids, self.grams, self.counts, self.systems, other.grams, other.counts)
 
     def per_system(self) -> list[dict[Ngram, int]]:
         """Per system, each n-gram it matched with its count."""
@@ -114,7 +97,8 @@ class NgramMatches:
         """Counts as ``per_system`` gives them, added."""
         for s, kept in enumerate(per_system):
             for gram, count in kept:
-                self.counts[self._number(gram) * self.systems + s] += count
+                number = number_of(self.ids, self.grams, self.counts, self.systems, gram)
+                self.counts[number * self.systems + s] += count
 
     def differences(
         self, left: int, right: int, alpha: float, top: int

@@ -16,7 +16,6 @@ since the bootstrap resamples segments.
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -24,6 +23,7 @@ from itertools import chain
 from typing import Any
 
 from bleustream.analysis.buckets import Edges
+from bleustream.analysis.numbering import add_at, merge_into, number_of
 from bleustream.kernels import native
 
 
@@ -87,18 +87,13 @@ def py_add_words(
     hyp_counts = [Counter(hyp) for hyp in hyps]
     out: list[int] | None = [] if row else None
     for word in dict.fromkeys(chain(ref, *hyps)):
-        word_id = ids.get(word)
-        if word_id is None:
-            word_id = ids[word] = len(words)
-            words.append(word)
-            counts += [0] * width
+        word_id = number_of(ids, words, counts, width, word)
         ref_count = ref_counts.get(word, 0)
         numbers = [ref_count]
         for per_system in hyp_counts:
             count = per_system.get(word, 0)
             numbers += (count, min(count, ref_count))
-        at = word_id * width
-        counts[at : at + width] = map(operator.add, counts[at : at + width], numbers)
+        add_at(counts, word_id * width, numbers)
         if out is not None:
             out.append(word_id)
             out += numbers
@@ -129,24 +124,10 @@ class WordTally:
             self.segment_rows.extend(row)  # type: ignore[union-attr]
             self.segment_ends.append(len(self.segment_rows))  # type: ignore[union-attr,arg-type]
 
-    def _number(self, word: str) -> int:
-        """A word's number, a new one (with zero counts) if it has none."""
-        word_id = self.ids.get(word)
-        if word_id is None:
-            word_id = self.ids[word] = len(self.words)
-            self.words.append(word)
-            self.counts += [0] * self.width
-        return word_id
-
     def merge(self, other: WordTally) -> None:
         """Adds another tally's words (segments after this one's)."""
         width = self.width
-        remap = [self._number(word) for word in other.words]
-        for theirs, mine in enumerate(remap):
-            at, there = mine * width, theirs * width
-            self.counts[at : at + width] = map(
-                operator.add, self.counts[at : at + width], other.counts[there : there + width]
-            )
+        remap = merge_into(self.ids, self.words, self.counts, width, other.words, other.counts)
         if self.segment_rows is None or other.segment_rows is None:
             return
         assert self.segment_ends is not None and other.segment_ends is not None
@@ -185,7 +166,7 @@ class WordTally:
         out = [[0] * width for _ in range(nbuckets)]
         for i, word in enumerate(self.words):
             b = bucket(word)
-            out[b] = list(map(operator.add, out[b], counts[i * width : (i + 1) * width]))
+            add_at(out[b], 0, counts[i * width : (i + 1) * width])
         return out
 
     def segment_matrix(self, np: Any, bucket: Any, nbuckets: int) -> Any:
@@ -223,7 +204,7 @@ class WordTally:
             columns += (out, matches)
         # The numbers the segment rows use first, then every other word.
         for word in chain(state["words"], *columns):
-            self._number(word)
+            number_of(self.ids, self.words, self.counts, self.width, word)
         for k, column in enumerate(columns):
             for word, count in column.items():
                 self.counts[self.ids[word] * self.width + k] += count

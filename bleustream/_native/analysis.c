@@ -6,10 +6,10 @@
  *
  * The segment's tokens (the reference's and every system's) are interned
  * to ids once (the vocabulary); counts, clipped matches and n-gram tables
- * are on ids in the arena.  A distinct word is looked up once in the
- * running word numbers and its counts added to a flat list; a matched
- * n-gram is added to its system's running dict, with the caller's own str
- * objects as keys.
+ * are on ids in the arena.  A distinct word, or a distinct matched n-gram
+ * of an order, is looked up once in the caller's running numbers (a new
+ * one keyed by the caller's own str objects) and its counts added to the
+ * caller's flat list of counts (analysis.numbering's layout).
  * Distinct words and n-grams are visited in the order they first occur,
  * the pure twins' order.
  */
@@ -65,8 +65,8 @@ tokens_intern(Tokens *t, Vocab *v, Arena *a, int insert)
 
 /*
  * The segment's lists into t[0 .. 1 + nsys): the reference's words, then
- * each system's, for the first nsys of hyps (all of them when there are
- * fewer).  The number of systems read, or -1 with an exception (t closed).
+ * each system's, for the first nsys of hyps (a ValueError when there are
+ * fewer).  nsys, or -1 with an exception (t closed).
  */
 static Py_ssize_t
 segment_open(Arena *a, PyObject *ref, PyObject *hyps, Py_ssize_t nsys, Tokens **tp)
@@ -77,8 +77,12 @@ segment_open(Arena *a, PyObject *ref, PyObject *hyps, Py_ssize_t nsys, Tokens **
     *tp = NULL;
     if (seq == NULL)
         return -1;
-    if (PyTuple_GET_SIZE(seq) < nsys)
-        nsys = PyTuple_GET_SIZE(seq);
+    if (PyTuple_GET_SIZE(seq) < nsys) {
+        PyErr_Format(PyExc_ValueError, "%zd hypotheses for %zd systems", PyTuple_GET_SIZE(seq),
+                     nsys);
+        Py_DECREF(seq);
+        return -1;
+    }
     t = ARENA_NEW(a, Tokens, nsys + 1);
     if (t == NULL) {
         Py_DECREF(seq);
@@ -113,7 +117,6 @@ typedef struct {
     Py_ssize_t nsys, nids;
     PyObject **first; /* borrowed from the Tokens' tuples */
     int32_t *count;
-    int32_t *seen; /* per id: the list (s + 1) that last added it */
 } WordCounts;
 
 static int
@@ -133,10 +136,8 @@ word_counts(Arena *a, Tokens *t, Py_ssize_t nsys, WordCounts *w)
     w->nids = v.size;
     w->first = ARENA_NEW(a, PyObject *, v.size + 1);
     w->count = ARENA_NEW(a, int32_t, ((Py_ssize_t)v.size + 1) * width);
-    w->seen = ARENA_NEW(a, int32_t, v.size + 1);
-    if (w->first == NULL || w->count == NULL || w->seen == NULL)
+    if (w->first == NULL || w->count == NULL)
         return -1;
-    memset(w->seen, 0, sizeof(int32_t) * ((size_t)v.size + 1));
     memset(w->count, 0, sizeof(int32_t) * ((size_t)v.size + 1) * (size_t)width);
     for (s = 0; s <= nsys; s++)
         for (i = 0; i < t[s].len; i++) {
@@ -146,6 +147,36 @@ word_counts(Arena *a, Tokens *t, Py_ssize_t nsys, WordCounts *w)
                 w->first[next++] = PyTuple_GET_ITEM(t[s].seq, i);
         }
     return 0;
+}
+
+/*
+ * A call's running numbers, a[0 .. 4) = (systems, ids, keys, counts), as
+ * analysis.numbering lays them out: ids a dict, keys and counts lists, with
+ * `extra + per * systems` counts per key.  The number of systems (its
+ * width in *width), or -1 with an exception.
+ */
+static Py_ssize_t
+running_open(const char *fname, PyObject *const *a, Py_ssize_t extra, Py_ssize_t per,
+             Py_ssize_t *width)
+{
+    Py_ssize_t systems = PyLong_AsSsize_t(a[0]);
+    if (systems == -1 && PyErr_Occurred())
+        return -1;
+    if (systems < 0 || systems > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd systems", fname, systems);
+        return -1;
+    }
+    if (!PyDict_Check(a[1]) || !PyList_Check(a[2]) || !PyList_Check(a[3])) {
+        PyErr_Format(PyExc_TypeError, "%s: the numbers must be a dict, the keys and counts lists",
+                     fname);
+        return -1;
+    }
+    *width = extra + per * systems;
+    if (PyList_GET_SIZE(a[3]) != PyList_GET_SIZE(a[2]) * *width) {
+        PyErr_Format(PyExc_ValueError, "%s: counts must hold %zd numbers per key", fname, *width);
+        return -1;
+    }
+    return systems;
 }
 
 /* The number of key (a word, an n-gram) in ids; a new one (len(keys)),
@@ -290,31 +321,12 @@ BS_FASTCALL(bs_add_words)
     ARENA_ON_STACK(arena);
     if (bs_parse_args("add_words", args, nargs, kwnames, add_words_names, 6, 7, a) < 0)
         return NULL;
-    systems = PyLong_AsSsize_t(a[2]);
-    if (systems == -1 && PyErr_Occurred())
-        return NULL;
-    if (systems < 0 || systems > (1 << 20)) {
-        PyErr_Format(PyExc_ValueError, "add_words: %zd systems", systems);
-        return NULL;
-    }
     if (a[6] != NULL && (keep = PyObject_IsTrue(a[6])) < 0)
         return NULL;
-    if (!PyDict_Check(a[3]) || !PyList_Check(a[4]) || !PyList_Check(a[5])) {
-        PyErr_SetString(PyExc_TypeError, "add_words: ids must be a dict, words and counts lists");
+    if ((systems = running_open("add_words", a + 2, 1, 2, &width)) < 0)
         return NULL;
-    }
-    width = 1 + 2 * systems;
-    if (PyList_GET_SIZE(a[5]) != PyList_GET_SIZE(a[4]) * width) {
-        PyErr_SetString(PyExc_ValueError,
-                        "add_words: counts must hold 1 + 2 * systems numbers per word");
-        return NULL;
-    }
     if ((nsys = segment_open(&arena, a[0], a[1], systems, &t)) < 0)
         goto done;
-    if (nsys < systems) {
-        PyErr_Format(PyExc_ValueError, "%zd hypotheses for %zd systems", nsys, systems);
-        goto done;
-    }
     if (word_counts(&arena, t, nsys, &w) < 0)
         goto done;
     if (keep && (row = PyList_New(w.nids * (1 + width))) == NULL)
@@ -553,7 +565,7 @@ BS_FASTCALL(bs_add_ngram_matches)
 {
     PyObject *a[8], *result = NULL;
     Tokens *t = NULL;
-    Py_ssize_t nsys = -1, low, high;
+    Py_ssize_t nsys = -1, low, high, width;
     GramCounts c;
     ARENA_ON_STACK(arena);
     if (bs_parse_args("add_ngram_matches", args, nargs, kwnames, add_ngram_matches_names, 8, 8,
@@ -570,33 +582,14 @@ BS_FASTCALL(bs_add_ngram_matches)
                      low, high);
         return NULL;
     }
-    c.systems = PyLong_AsSsize_t(a[4]);
-    if (c.systems == -1 && PyErr_Occurred())
+    if ((c.systems = running_open("add_ngram_matches", a + 4, 0, 1, &width)) < 0)
         return NULL;
-    if (c.systems < 0 || c.systems > (1 << 20)) {
-        PyErr_Format(PyExc_ValueError, "add_ngram_matches: %zd systems", c.systems);
-        return NULL;
-    }
-    if (!PyDict_Check(a[5]) || !PyList_Check(a[6]) || !PyList_Check(a[7])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "add_ngram_matches: ids must be a dict, grams and counts lists");
-        return NULL;
-    }
-    if (PyList_GET_SIZE(a[7]) != PyList_GET_SIZE(a[6]) * c.systems) {
-        PyErr_SetString(PyExc_ValueError,
-                        "add_ngram_matches: counts must hold `systems` numbers per n-gram");
-        return NULL;
-    }
     c.ids = a[5];
     c.grams = a[6];
     c.counts = a[7];
     c.column = 0;
     if ((nsys = segment_open(&arena, a[0], a[1], c.systems, &t)) < 0)
         goto done;
-    if (nsys < c.systems) {
-        PyErr_Format(PyExc_ValueError, "%zd hypotheses for %zd systems", nsys, c.systems);
-        goto done;
-    }
     if (count_matches(&arena, t, nsys, low, high, &c) < 0)
         goto done;
     Py_INCREF(Py_None);

@@ -15,16 +15,15 @@ With intervals asked for (``samples > 0``), each segment's statistics and
 bucket numbers are kept as well (``SegmentStore``'s compact arrays), as
 ``-ci`` keeps them: the bootstrap resamples segments.
 
-The sums are kept flat: one list of every system's and metric's numbers
+The sums are kept flat: one row of every system's and metric's numbers
 (``RowLayout``), so a segment is added to the totals and to each kind's
-bucket by one element-wise sum each, the same additions in the same order
+bucket by one ``add_rows`` each, the same additions in the same order
 as summing row by row; ``totals`` and ``bucket_rows`` give them per system
 and metric.
 """
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections.abc import Sequence
 from itertools import accumulate
@@ -37,11 +36,11 @@ from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.words import WordTally
 from bleustream.metrics import bleu
 from bleustream.metrics.counting import SegmentCounter
-from bleustream.metrics.protocol import Row
+from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import Spec
 from bleustream.significance.resampling import SegmentStore
 
-Flat = list  # list[int | float]: every system's rows, one after another
+Flat = Row  # every system's rows, one after another, summed by add_rows
 
 
 class RowLayout:
@@ -54,8 +53,8 @@ class RowLayout:
         self.cuts = [0, *accumulate(widths)]
 
     def flat(self, rows: Sequence[Sequence[Row]]) -> Flat:
-        """One segment's rows (per system, per metric) as one flat list."""
-        out = [x for per_system in rows for row in per_system for x in row]
+        """One segment's rows (per system, per metric) as one flat row."""
+        out = tuple([x for per_system in rows for row in per_system for x in row])
         if len(out) != self.width:
             raise ValueError(f"{len(out)} statistics, not {self.width}")
         return out
@@ -65,11 +64,6 @@ class RowLayout:
         cuts, k = self.cuts, self.metrics
         rows = [tuple(flat[a:b]) for a, b in zip(cuts, cuts[1:])]
         return [tuple(rows[i : i + k]) for i in range(0, len(rows), k)]
-
-
-def _add(a: Flat, b: Sequence[Any]) -> Flat:
-    """The element-wise sum of two flat lists (as ``add_rows`` sums rows)."""
-    return list(map(operator.add, a, b))
 
 
 def _bucket_values(
@@ -132,12 +126,12 @@ class Analyzer:
         self.nrefs: set[int] = set()
         self.layout = RowLayout(self.specs, systems)
         self._sentence_values = _sentence_values(bleu_settings, self.bleu)
-        self._totals: Flat = [0] * self.layout.width
+        self._totals: Flat = (0,) * self.layout.width
         self.edges = {kind: settings.edges(kind) for kind in SENTENCE_KINDS}
         # Per kind, per bucket: segments, and the summed rows (flat).
         self.bucket_segments = {k: [0] * len(e) for k, e in self.edges.items()}
         self._buckets: dict[str, list[Flat]] = {
-            k: [[0] * self.layout.width for _ in range(len(e))] for k, e in self.edges.items()
+            k: [(0,) * self.layout.width for _ in range(len(e))] for k, e in self.edges.items()
         }
         # compare-mt's count: each system in the bucket of its own hypothesis.
         self.own_counts = {k: [[0] * len(e) for _ in range(systems)] for k, e in self.edges.items()}
@@ -188,7 +182,7 @@ class Analyzer:
         self.segments += 1
         self.nrefs.add(len(refs))
         flat = self.layout.flat(rows)
-        self._totals = _add(self._totals, flat)
+        self._totals = add_rows(self._totals, flat)
         tokenize = self.tokenize
         ref_words = tokenize(refs[0])
         hyp_words = [tokenize(hyp) for hyp in hyps]
@@ -201,7 +195,7 @@ class Analyzer:
             bucket = index_of(per_system[0])
             self.bucket_segments[kind][bucket] += 1
             sums = self._buckets[kind]
-            sums[bucket] = _add(sums[bucket], flat)
+            sums[bucket] = add_rows(sums[bucket], flat)
             if self.keys is not None:
                 self.keys[kind].append(bucket)
         if self.store is not None:
@@ -227,11 +221,11 @@ class Analyzer:
         before = self.totals
         self.segments += other.segments
         self.nrefs |= other.nrefs
-        self._totals = _add(self._totals, other._totals)
+        self._totals = add_rows(self._totals, other._totals)
         for kind in SENTENCE_KINDS:
             for b, count in enumerate(other.bucket_segments[kind]):
                 self.bucket_segments[kind][b] += count
-                self._buckets[kind][b] = _add(self._buckets[kind][b], other._buckets[kind][b])
+                self._buckets[kind][b] = add_rows(self._buckets[kind][b], other._buckets[kind][b])
             for s, counts in enumerate(other.own_counts[kind]):
                 for b, count in enumerate(counts):
                     self.own_counts[kind][s][b] += count
@@ -254,14 +248,14 @@ class Analyzer:
             return
         matrices = [m.tolist() for per in self.store.matrices(self.specs) for m in per]
         width = self.layout.width
-        totals: Flat = [0] * width
-        buckets = {k: [[0] * width for _ in range(len(e))] for k, e in self.edges.items()}
+        totals: Flat = (0,) * width
+        buckets = {k: [(0,) * width for _ in range(len(e))] for k, e in self.edges.items()}
         for i in range(self.segments):
             flat = [x for rows in matrices for x in rows[i]]
-            totals = _add(totals, flat)
+            totals = add_rows(totals, flat)
             for kind, keys in self.keys.items():
                 sums = buckets[kind]
-                sums[keys[i]] = _add(sums[keys[i]], flat)
+                sums[keys[i]] = add_rows(sums[keys[i]], flat)
         self._totals, self._buckets = totals, buckets
         self.running.points = from_rows(self.store.matrices(self.specs), self.segments)
         self.running.step = step_for(self.segments)

@@ -18,6 +18,8 @@ from itertools import repeat
 from typing import Any, Callable
 
 from bleustream.kernels import native
+from bleustream.metrics.bleu_batches import Lines, c_count_lines, c_score_objects, c_sum_lines
+from bleustream.metrics.bleu_batches import c_score_values as c_values
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
     OptionSpec,
@@ -413,45 +415,6 @@ def py_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     return row
 
 
-Lines = Callable[[Sequence[str], Sequence[Sequence[str]]], Any]
-
-
-def _lines(settings: Settings, kernels: dict[str, Any]) -> Lines | None:
-    kernel = kernels.get(settings.tokenize)
-    if kernel is None:
-        return None
-    max_order = settings.max_order
-    if settings.lowercase:
-
-        def lowered(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Any:
-            return kernel(
-                [hyp.lower() for hyp in hyps],
-                [[ref.lower() for ref in texts] for texts in refs],
-                max_order,
-            )
-
-        return lowered
-    return lambda hyps, refs: kernel(hyps, refs, max_order)
-
-
-def c_count_lines(settings: Settings) -> Lines | None:
-    """The rows of a batch of segments, from their lines (``hyps[i]`` and
-    its references ``refs[i]``): one C call that tokenizes and counts them
-    all (``bleu_rows_13a``/``bleu_rows_zh``), where the kernels have the
-    tokenizer; None elsewhere.  Row ``i`` is
-    ``count(settings)(hyps[i], prepare_refs(settings)(refs[i]))``."""
-    assert native is not None
-    return _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})
-
-
-def c_sum_lines(settings: Settings) -> Lines | None:
-    """The summed row of a batch of segments, from their lines: the sum of
-    ``count_lines``' rows, made in C (``bleu_sum_13a``/``bleu_sum_zh``);
-    None where ``count_lines`` is."""
-    assert native is not None
-    return _lines(settings, {"13a": native.bleu_sum_13a, "zh": native.bleu_sum_zh})
-
-
 def py_count_lines(settings: Settings) -> Lines:
     """What ``c_count_lines`` computes, in pure Python (the pure path does not
     batch: it counts segment by segment)."""
@@ -473,71 +436,11 @@ def py_sum_lines(settings: Settings) -> Lines:
     return summed
 
 
-# A batch of sentence scores (``Spec.score_objects``): rows in, SacreBLEU's
-# score objects out, in one C call.
-ScoreObjects = Callable[[Sequence[Row], str, Callable[[Row, str], BLEUScore]], list[BLEUScore]]
-
-
-def _c_settings(settings: Settings) -> tuple[int, str, float, bool] | None:
-    """The settings as ``bleu_scores`` and ``bleu_values`` take them, or
-    None where the C code does not score: add-k smoothing (its score
-    objects hold adjusted counts), BLEU-1..N, a smoothing value that is not
-    an int or a float."""
-    if settings.orders or settings.smooth_method == "add-k":
-        return None
-    value = settings.effective_smooth_value
-    if type(value) not in (int, float, type(None)):
-        return None
-    return (
-        settings.max_order,
-        settings.smooth_method,
-        float(value or 0.0),
-        settings.effective_order,
-    )
-
-
-def c_score_objects(settings: Settings) -> ScoreObjects | None:
-    """Score objects of a batch of rows made in C (``bleu_scores``), called
-    as ``made(rows, signature, one)`` where ``one`` is the pure
-    ``Spec.score_object``: each object equals ``one(row, signature)`` to the
-    last bit.  The C code performs ``bleu_of_row``'s floating-point
-    operations in its order; a row it cannot score so (a log of 0, a math
-    error, numbers past 2**53) it passes to ``one``.  None with add-k
-    smoothing (its score objects hold adjusted counts), with BLEU-1..N, and
-    for a smoothing value that is not an int or a float."""
-    assert native is not None
-    scored = _c_settings(settings)
-    if scored is None:
-        return None
-    kernel = native.bleu_scores
-    fixed = (*scored, BLEUScore)
-
-    def made(
-        rows: Sequence[Row], signature: str, one: Callable[[Row, str], BLEUScore]
-    ) -> list[BLEUScore]:
-        return kernel(rows, *fixed, signature, one)  # type: ignore[no-any-return]
-
-    return made
-
-
 def c_score_values(settings: Settings) -> Callable[[Sequence[Row]], list[float]] | None:
     """Each row's score, ``score(row, settings).score``, in one C call
-    (``bleu_values``: ``c_score_objects``' arithmetic without the objects;
-    a row it cannot score so is scored by the pure ``score``). None where
-    ``c_score_objects`` is None."""
-    assert native is not None
-    fixed = _c_settings(settings)
-    if fixed is None:
-        return None
-    kernel = native.bleu_values
-
-    def one(row: Row) -> float:
-        return score(row, settings).score
-
-    def values(rows: Sequence[Row]) -> list[float]:
-        return kernel(rows, *fixed, one)  # type: ignore[no-any-return]
-
-    return values
+    (``bleu_batches.c_score_values``; a row the C code cannot score so is
+    scored by the pure ``score``).  None where ``c_score_objects`` is None."""
+    return c_values(settings, lambda row: score(row, settings).score)
 
 
 # The compiled twins of prepare_refs and count: the same rows as hyp_row.

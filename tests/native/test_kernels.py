@@ -318,7 +318,7 @@ def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
     checked to sum the rows that it and ``count_lines`` give."""
     pure_sum = bleu.py_sum_lines(the_settings)
     pure_rows = bleu.py_count_lines(the_settings)
-    with _compiled(bleu):
+    with _compiled(sys.modules[bleu.c_sum_lines.__module__]):
         compiled_sum = bleu.c_sum_lines(the_settings)
         compiled_rows = bleu.c_count_lines(the_settings)
     if compiled_sum is None:

@@ -17,12 +17,14 @@ its imports.  These wait for what the kernel says instead:
 
 Linux only (``/proc``); the tests that use them say so.  ``read_line``
 waits for the next line a process writes (a sign too), failing rather than
-hanging when none comes.
+hanging when none comes; ``outcome`` reads a process's output to its end
+and says what /proc shows of a process that has not ended in time.
 """
 
 from __future__ import annotations
 
 import array
+import contextlib
 import fcntl
 import io
 import os
@@ -140,3 +142,47 @@ def read_line(stream: io.BufferedReader, timeout: float) -> bytes:
             assert chunk, f"output closed early (got {data!r})"
             data += chunk
     return data
+
+
+def outcome(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, bytes, bytes]:
+    """The status, stdout and stderr of a process once it ends.
+
+    Both pipes are read as the process writes them, so that it can never
+    wait for the test to read; a process still running after ``timeout``
+    fails the test with what it wrote and what /proc shows of it."""
+    streams = {s.fileno(): s for s in (proc.stdout, proc.stderr) if s is not None}
+    got: dict[int, bytes] = {fd: b"" for fd in streams}
+    deadline = time.monotonic() + timeout
+    while streams:
+        left = deadline - time.monotonic()
+        ready = select.select(list(streams), [], [], max(left, 0))[0] if left > 0 else []
+        if not ready:
+            raise AssertionError(_stuck(proc, got, timeout))
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            got[fd] += chunk
+            if not chunk:
+                del streams[fd]
+    try:
+        status = proc.wait(timeout=max(deadline - time.monotonic(), 0.001))
+    except subprocess.TimeoutExpired:
+        raise AssertionError(_stuck(proc, got, timeout)) from None
+    out = got.get(proc.stdout.fileno(), b"") if proc.stdout is not None else b""
+    err = got.get(proc.stderr.fileno(), b"") if proc.stderr is not None else b""
+    return status, out, err
+
+
+def _stuck(proc: subprocess.Popen[bytes], got: dict[int, bytes], timeout: float) -> str:
+    """What a process that has not ended in time wrote, and what /proc says
+    of each of its threads (state, where it sleeps, its signal masks)."""
+    lines = [f"bleustream (pid {proc.pid}) has not ended within {timeout} s"]
+    for fd, data in got.items():
+        lines.append(f"fd {fd} wrote {len(data)} bytes, ending {data[-300:]!r}")
+    for task in sorted(Path(f"/proc/{proc.pid}/task").glob("*")) if HAS_PROC else ():
+        with contextlib.suppress(OSError):
+            status = dict(line.split(":", 1) for line in (task / "status").read_text().splitlines())
+            fields = ("Name", "State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+            wchan = (task / "wchan").read_text()
+            shown = " ".join(f"{f}={status.get(f, '?').strip()}" for f in fields)
+            lines.append(f"thread {task.name}: {shown} wchan={wchan}")
+    return "\n".join(lines)

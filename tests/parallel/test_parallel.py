@@ -40,6 +40,7 @@ from tests.helpers.adversarial import Adversary
 from tests.helpers.clirun import COMMAND, assert_clean_stderr
 from tests.helpers.files import write_lines
 from tests.helpers.waiting import (
+    outcome,
     signals_unblocked,  # noqa: F401 (a fixture)
     wait_until_waiting_for_input,
 )
@@ -384,19 +385,29 @@ def test_live_pipe_gets_each_record_within_a_second(inputs: Inputs) -> None:
 
 
 def _interrupted(jobs: int, signum: int, data: bytes, lines: int) -> tuple[int, bytes, bytes]:
-    """Sends ``lines`` lines (stdin stays open), waits for their records,
-    then the signal; returns the status, stdout and stderr."""
+    """Sends ``lines`` lines (stdin stays open), waits for their records and
+    for the process to wait for more input, then the signal; returns the
+    status, stdout and stderr."""
     proc = _popen("-j", str(jobs), "-sl", "-f", "jsonl")
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
-        _feed(proc, data)
+        _feed(proc, data)  # not joined: the records fill the output pipe meanwhile
         out = _read_lines(proc.stdout, lines, TIMEOUT)
+        wait_until_waiting_for_input(proc)
         proc.send_signal(signum)
-        status = proc.wait(timeout=TIMEOUT)
-        return status, out + proc.stdout.read(), proc.stderr.read()
+        status, rest, err = outcome(proc, TIMEOUT)
+        return status, out + rest, err
     finally:
-        proc.kill()
-        proc.wait()
+        _end(proc)
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """Ends the process if a failed test left it running, and closes its
+    input (the writer's last bytes may meet a closed pipe)."""
+    proc.kill()
+    proc.wait()
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
         proc.stdin.close()
 
 
@@ -425,12 +436,9 @@ def _interrupted_at_the_end(jobs: int, signum: int, data: bytes) -> tuple[int, b
         _feed(proc, data).join(TIMEOUT)
         wait_until_waiting_for_input(proc)
         proc.send_signal(signum)
-        status = proc.wait(timeout=TIMEOUT)
-        return status, proc.stdout.read(), proc.stderr.read()
+        return outcome(proc, TIMEOUT)
     finally:
-        proc.kill()
-        proc.wait()
-        proc.stdin.close()
+        _end(proc)
 
 
 @pytest.mark.usefixtures("signals_unblocked")
@@ -486,13 +494,11 @@ def test_a_worker_killed_mid_run_is_status_71_and_no_score(inputs: Inputs) -> No
         assert workers, "no worker process found"
         os.kill(workers[0], signal.SIGKILL)
         _feed(proc, b"".join(lines[600:]))
-        status = proc.wait(timeout=TIMEOUT)
-        out += proc.stdout.read()
-        err = proc.stderr.read().decode()
+        status, rest, err_bytes = outcome(proc, TIMEOUT)
+        out += rest
+        err = err_bytes.decode()
     finally:
-        proc.kill()
-        proc.wait()
-        proc.stdin.close()
+        _end(proc)
     assert status == 71
     assert len(err.splitlines()) == 1, err
     assert err.startswith("bleustream: a worker process died")

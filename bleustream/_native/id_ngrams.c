@@ -45,12 +45,21 @@ bs_id_ngram_count(int64_t len, Py_ssize_t max_n)
     return k <= 0 ? 0 : k * len - k * (k - 1) / 2;
 }
 
-/* The number of bits of a table for `items` keys, at most half full. */
+#define ROOMY_SLOTS ((int64_t)1 << 16) /* 1 MiB of slots */
+
+/* The number of bits of a table for `items` keys: at most an eighth full
+ * while that takes at most ROOMY_SLOTS slots, else at most half full.  A
+ * roomy table makes fewer probe chains, and each chain ends in a branch
+ * the processor cannot guess (at 256 x 1,024 ids: 10.3 ms half full,
+ * 8.3 a quarter, 7.9 an eighth; with a stronger hash, 13 ms). */
 static int
 table_bits(int64_t items)
 {
     int bits = 3;
-    while (((int64_t)1 << bits) < 2 * items + 1)
+    int64_t want = 8 * items + 1;
+    if (want > ROOMY_SLOTS)
+        want = 2 * items + 1 > ROOMY_SLOTS ? 2 * items + 1 : ROOMY_SLOTS;
+    while (((int64_t)1 << bits) < want)
         bits++;
     return bits;
 }

@@ -97,12 +97,6 @@ typedef struct {
     Py_ssize_t umask, hmask; /* a table's slots - 1 */
 } Tables;
 
-static inline Py_ssize_t
-first_probe(uint64_t key, int shift)
-{
-    return (Py_ssize_t)((key * NGRAM_MUL) >> shift);
-}
-
 /* The slot of `key` in `slots`, made if new (made: its count 0). */
 static inline Py_ssize_t
 put(IdSlot *slots, Py_ssize_t mask, int shift, uint32_t stamp, uint64_t key)

@@ -147,6 +147,15 @@ mix64(uint64_t x)
 
 #define NGRAM_MUL 0x9E3779B97F4A7C15ULL
 
+/* The first slot of `key` in a table of 2^(64 - shift) slots: the top bits
+ * of a multiplicative hash, which spreads the slot numbers an exact n-gram
+ * key is built from (ngrams.c, id_ngrams.c). */
+static inline Py_ssize_t
+first_probe(uint64_t key, int shift)
+{
+    return (Py_ssize_t)((key * NGRAM_MUL) >> shift);
+}
+
 static inline int
 ensure_ready(PyObject *s)
 {

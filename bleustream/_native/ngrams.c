@@ -70,12 +70,6 @@ ngram_key(Py_ssize_t n, int32_t prefix, int32_t last)
     return n == 1 ? id : (uint64_t)(uint32_t)prefix << 32 | id;
 }
 
-static inline Py_ssize_t
-ngram_probe(uint64_t key, int shift)
-{
-    return (Py_ssize_t)((key * NGRAM_MUL) >> shift);
-}
-
 /* One reference's n-grams of order n into the table; prefix[i] becomes
  * the slot of the n-gram at i. */
 static void
@@ -86,7 +80,7 @@ add_reference_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *ids,
     Py_ssize_t i;
     for (i = 0; i < cnt; i++) {
         uint64_t key = ngram_key(n, n == 1 ? 0 : prefix[i], ids[i + n - 1]);
-        Py_ssize_t k = ngram_probe(key, shift);
+        Py_ssize_t k = first_probe(key, shift);
         NSlot *s;
         for (;;) {
             s = &tab[k];
@@ -129,7 +123,7 @@ match_hypothesis_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *h
         int cand = n == 1 ? hyp[i] >= 0 : prefix[i] >= 0 && prefix[i + 1] >= 0;
         if (cand) {
             uint64_t key = ngram_key(n, n == 1 ? 0 : prefix[i], hyp[i + n - 1]);
-            Py_ssize_t k = ngram_probe(key, shift);
+            Py_ssize_t k = first_probe(key, shift);
             for (;;) {
                 NSlot *s = &tab[k];
                 if (s->gen != gen)

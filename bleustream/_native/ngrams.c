@@ -63,11 +63,13 @@ typedef struct {
     uint32_t gen; /* occupied at order `gen` */
 } NSlot;
 
+/* The key of an n-gram of order n ending in `last`; `prefix` points at its
+ * (n-1)-gram's number, which only orders past 1 read. */
 static inline uint64_t
-ngram_key(Py_ssize_t n, int32_t prefix, int32_t last)
+ngram_key(Py_ssize_t n, const int32_t *prefix, int32_t last)
 {
     uint64_t id = (uint64_t)(uint32_t)last + 1;
-    return n == 1 ? id : (uint64_t)(uint32_t)prefix << 32 | id;
+    return n == 1 ? id : (uint64_t)(uint32_t)*prefix << 32 | id;
 }
 
 /* One reference's n-grams of order n into the table; prefix[i] becomes
@@ -79,7 +81,7 @@ add_reference_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *ids,
     uint32_t gen = (uint32_t)n;
     Py_ssize_t i;
     for (i = 0; i < cnt; i++) {
-        uint64_t key = ngram_key(n, n == 1 ? 0 : prefix[i], ids[i + n - 1]);
+        uint64_t key = ngram_key(n, &prefix[i], ids[i + n - 1]);
         Py_ssize_t k = first_probe(key, shift);
         NSlot *s;
         for (;;) {
@@ -122,7 +124,7 @@ match_hypothesis_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *h
         int32_t slot = -1;
         int cand = n == 1 ? hyp[i] >= 0 : prefix[i] >= 0 && prefix[i + 1] >= 0;
         if (cand) {
-            uint64_t key = ngram_key(n, n == 1 ? 0 : prefix[i], hyp[i + n - 1]);
+            uint64_t key = ngram_key(n, &prefix[i], hyp[i + n - 1]);
             Py_ssize_t k = first_probe(key, shift);
             for (;;) {
                 NSlot *s = &tab[k];

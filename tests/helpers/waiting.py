@@ -155,7 +155,7 @@ def outcome(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, bytes, 
     deadline = time.monotonic() + timeout
     while streams:
         left = deadline - time.monotonic()
-        ready = select.select(list(streams), [], [], max(left, 0))[0] if left > 0 else []
+        ready = select.select(list(streams), [], [], left)[0] if left > 0 else []
         if not ready:
             raise AssertionError(_stuck(proc, got, timeout))
         for fd in ready:

@@ -45,6 +45,19 @@
 #define BS_INTERNAL
 #endif
 
+/* BS_SETTLED(x): x is computed as a value before it is branched on, where
+ * the compiler would otherwise branch on each of its parts (a branch that
+ * waits on a load, and is guessed wrong half the time, costs more than the
+ * arithmetic).  BS_ALWAYS_INLINE: a function whose constant arguments must
+ * reach its loops. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BS_SETTLED(x) __asm__("" : "+r"(x))
+#define BS_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define BS_SETTLED(x) ((void)0)
+#define BS_ALWAYS_INLINE static inline
+#endif
+
 /* ------------------------------------------------------------------ */
 /* the module: its state, its functions                                */
 /* ------------------------------------------------------------------ */
@@ -350,6 +363,8 @@ BS_INTERNAL int clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen,
 
 typedef struct IdSlot IdSlot;
 
+#define MAX_TOKEN_ORDER 100 /* bleustream.metrics.bleu.MAX_ORDER */
+
 /* Scratch for a batch's sentences: its tables, in an arena. */
 typedef struct {
     IdSlot *uni, *high;         /* the unigram table, the higher orders' table */
@@ -373,8 +388,8 @@ BS_INTERNAL int bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp,
 /*
  * clipped_matches for int64 ids, all compared (none is absent): out[n-1]
  * for n = 1 .. max_n.  Reference r is refs[offs[r] .. offs[r] + rlens[r]),
- * every offset below 2**31.  -1 if the sentence is larger than the matcher
- * was made for.  Calls no Python API.
+ * every offset below 2**31, max_n at most MAX_TOKEN_ORDER.  -1 if the
+ * sentence is larger than the matcher was made for.  Calls no Python API.
  */
 BS_INTERNAL int bs_id_matches(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen,
                               const int64_t *refs, const Py_ssize_t *offs,

@@ -26,8 +26,6 @@
  */
 #include "kernels.h"
 
-#define MAX_TOKEN_ORDER 100 /* bleustream.metrics.bleu.MAX_ORDER */
-
 typedef struct {
     Py_buffer data, starts, lens;
     int held; /* how many of the three buffers are held */

@@ -186,6 +186,22 @@ read_ids(const Stream *s, Py_ssize_t i, int has_pad, int64_t pad, int64_t *out)
     return m;
 }
 
+/* Sentence i's ids without pads, and in *len how many (or a negative
+ * error): where they are when they can be read there (aligned int64, no
+ * pad to leave out: a copy of a large batch costs a tenth of its
+ * matching), else copied into buf. */
+static const int64_t *
+sentence_ids(const Stream *s, Py_ssize_t i, int has_pad, int64_t pad, int64_t *buf,
+             Py_ssize_t *len)
+{
+    if (!has_pad && s->itemsize == 8 && s->is_signed && (uintptr_t)s->base % 8 == 0) {
+        *len = (Py_ssize_t)s->ln[i];
+        return (const int64_t *)s->base + s->st[i];
+    }
+    *len = read_ids(s, i, has_pad, pad, buf);
+    return buf;
+}
+
 typedef struct {
     const Stream *hyp, *refs;
     Py_ssize_t nrefs, order, start, stop;
@@ -194,8 +210,9 @@ typedef struct {
     long long *rows; /* (stop - start) rows of 2 + 2 * order */
 } Job;
 
-/* A sentence's scratch: its ids without pads, read into buffers made once
- * for the job's largest sentence, and the matcher. */
+/* A sentence's scratch: buffers for its ids without pads (where they are
+ * not read in place), made once for the job's largest sentence, and the
+ * matcher. */
 typedef struct {
     IdMatcher matcher;
     int64_t *hyp, *refs;
@@ -239,19 +256,27 @@ count_one(Scratch *w, const Job *job, Py_ssize_t i, long long *row)
     const Py_ssize_t nrefs = job->nrefs, order = job->order;
     Py_ssize_t P = 0, r, k, hlen, out[MAX_TOKEN_ORDER];
     long long ref_len = 0;
+    const int64_t *hyp, *refs = w->refs;
 
-    if ((hlen = read_ids(job->hyp, i, job->has_pad, job->pad, w->hyp)) < 0)
+    hyp = sentence_ids(job->hyp, i, job->has_pad, job->pad, w->hyp, &hlen);
+    if (hlen < 0)
         return (int)hlen;
-    for (r = 0; r < nrefs; r++) {
-        Py_ssize_t got = read_ids(&job->refs[r], i, job->has_pad, job->pad, w->refs + P);
-        if (got < 0)
-            return (int)got;
-        w->offs[r] = P;
-        w->rlens[r] = got;
-        P += got;
+    if (nrefs == 1) { /* where they are, if they can be read there */
+        refs = sentence_ids(&job->refs[0], i, job->has_pad, job->pad, w->refs, &w->rlens[0]);
+        if (w->rlens[0] < 0)
+            return (int)w->rlens[0];
+        w->offs[0] = 0;
     }
-    if (bs_id_matches(&w->matcher, w->hyp, hlen, w->refs, w->offs, w->rlens, nrefs, order, out) <
-        0)
+    else /* one after another */
+        for (r = 0; r < nrefs; r++) {
+            Py_ssize_t got = read_ids(&job->refs[r], i, job->has_pad, job->pad, w->refs + P);
+            if (got < 0)
+                return (int)got;
+            w->offs[r] = P;
+            w->rlens[r] = got;
+            P += got;
+        }
+    if (bs_id_matches(&w->matcher, hyp, hlen, refs, w->offs, w->rlens, nrefs, order, out) < 0)
         return NO_MEMORY;
     /* the reference length closest to the hypothesis', ties to the shorter */
     for (r = 0; r < nrefs; r++) {

@@ -367,9 +367,11 @@ typedef struct IdSlot IdSlot;
 
 /* Scratch for a batch's sentences: its tables, in an arena. */
 typedef struct {
-    IdSlot *uni, *high;         /* the unigram table, the higher orders' table */
+    IdSlot *uni;                /* the unigram table */
+    void *high;                 /* the higher orders' table: narrow slots or wide */
     Py_ssize_t ucap, hcap;      /* their slots */
-    uint32_t gen;               /* the sentence being matched */
+    int narrow;                 /* every sentence's n-gram keys fit 32 bits, counts 16 */
+    uint32_t gen, last_gen;     /* the sentence being matched; the last before a clearing */
     int32_t *hyp_uni, *ref_uni; /* each id's unigram slot */
     int32_t *cnt, *seen;        /* several references: one's counts, the slots it filled */
 } IdMatcher;

@@ -333,6 +333,44 @@ def test_long_repetitive_sentences(order: int, nrefs: int) -> None:
         assert float.hex(got.corpus) == float.hex(want_corpus)
 
 
+@pytest.mark.parametrize("nrefs", [1, 2])
+def test_references_too_long_for_narrow_slots(nrefs: int) -> None:
+    """A batch whose n-gram keys or counts do not fit the kernel's narrow
+    n-gram slots (32-bit keys, 16-bit counts) is matched in wide ones: one
+    reference of 70,000 ids, all the same, whose n-grams each count near
+    70,000; short sentences beside it share its tables' kind."""
+    rng = np.random.default_rng(nrefs)
+    same = [7] * 70_000
+    hyps = [same, *(rng.integers(0, 9, 30).tolist() for _ in range(5))]
+    refs = [
+        [same[: 70_000 - 3 * r], *(rng.integers(0, 9, 30).tolist() for _ in range(5))]
+        for r in range(nrefs)
+    ]
+    want, want_corpus = oracle(hyps, refs)
+    got = bleustream.token_bleu(hyps, refs, corpus=True)
+    assert_bits(got.scores, want)
+    assert float.hex(got.corpus) == float.hex(want_corpus)
+
+
+def test_more_sentences_than_sixteen_bit_stamps() -> None:
+    """65,536 sentences and more in one call, on one thread: the narrow
+    n-gram slots are stamped with 16 bits of the sentence's number, and the
+    tables are cleared as the stamps wrap.  Sentences 0 to 2 leave the
+    bigrams of 1 .. 40 in order; those around the wrap have the same ids in
+    reverse, and the ids in order as their hypothesis: a bigram left over,
+    stamped as theirs, would match."""
+    ids = list(range(1, 41))
+    leave = ([5], ids)  # hypothesis, reference
+    probe = (ids, ids[::-1])
+    filler = ([1, 2, 3], [1, 2, 4])
+    pairs = [leave] * 3 + [filler] * (65_530 - 3) + [probe] * 12
+    hyps = [hyp for hyp, _ in pairs]
+    refs = [[ref for _, ref in pairs]]
+    scores = {id(pair): oracle([pair[0]], [[pair[1]]])[0][0] for pair in (leave, probe, filler)}
+    got = bleustream.token_bleu(hyps, refs, threads=1)
+    assert_bits(got, [scores[id(pair)] for pair in pairs])
+
+
 def test_python_threads_at_once_on_shared_inputs() -> None:
     """Several Python threads score the same arrays at the same time (the
     kernel reads them with the GIL released), each many times, some with

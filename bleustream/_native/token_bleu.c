@@ -141,11 +141,21 @@ stream_open(Stream *s, PyObject *o, Py_ssize_t stop)
 
 enum { OK = 0, NO_MEMORY = -1, TOO_BIG = -2 };
 
+/* Id k of a buffer of T at p: read by memcpy, for a buffer (a NumPy view
+ * at an odd offset, say) need not be aligned for T. */
+#define ID_AT(T, p, k, v)                                                                       \
+    do {                                                                                        \
+        T raw_;                                                                                 \
+        memcpy(&raw_, (p) + (k) * (Py_ssize_t)sizeof(T), sizeof raw_);                          \
+        (v) = raw_;                                                                             \
+    } while (0)
+
 #define READ_IDS(T)                                                                             \
     {                                                                                           \
-        const T *p = (const T *)s->base + off;                                                  \
+        const char *p = s->base + off * (Py_ssize_t)sizeof(T);                                  \
         for (k = 0; k < len; k++) {                                                             \
-            int64_t v = (int64_t)p[k];                                                          \
+            int64_t v;                                                                          \
+            ID_AT(T, p, k, v);                                                                  \
             if (!(has_pad && v == pad))                                                         \
                 out[m++] = v;                                                                   \
         }                                                                                       \
@@ -173,12 +183,14 @@ read_ids(const Stream *s, Py_ssize_t i, int has_pad, int64_t pad, int64_t *out)
     case 8:
         READ_IDS(int64_t);
     default: {
-        const uint64_t *p = (const uint64_t *)s->base + off;
+        const char *p = s->base + off * (Py_ssize_t)sizeof(uint64_t);
         for (k = 0; k < len; k++) {
-            if (p[k] > (uint64_t)INT64_MAX)
+            uint64_t v;
+            ID_AT(uint64_t, p, k, v);
+            if (v > (uint64_t)INT64_MAX)
                 return TOO_BIG;
-            if (!(has_pad && (int64_t)p[k] == pad))
-                out[m++] = (int64_t)p[k];
+            if (!(has_pad && (int64_t)v == pad))
+                out[m++] = (int64_t)v;
         }
         break;
     }

@@ -192,6 +192,34 @@ def test_padded_arrays_of_every_dtype(
     assert_bits(got, want)
 
 
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "int64", "uint64"])
+@pytest.mark.parametrize("pad_id", [None, 7])
+def test_arrays_at_an_odd_address(dtype: str, pad_id: int | None) -> None:
+    """A NumPy view one byte into its buffer: its ids are not aligned for
+    their type, and are read as they are (an aligned load there is
+    undefined behaviour, which UBSan's run of this file reports)."""
+    hyps = [[1, 2, 3, 4, 5], [6, 5, 4]]
+    refs = [[[1, 2, 3, 5, 4], [6, 5, 4, 3]]]
+    want, _ = oracle(hyps, refs)
+    arrays = []
+    for rows in (hyps, refs[0]):
+        tight, _ = padded(rows, dtype, 7)
+        raw = bytearray(tight.nbytes + 1)
+        view = np.frombuffer(raw, dtype=dtype, count=tight.size, offset=1).reshape(tight.shape)
+        view[...] = tight
+        assert not view.flags.aligned
+        arrays.append(view)
+    if pad_id is None:
+        lengths = [len(h) for h in hyps]
+        ref_lengths = [[len(r) for r in refs[0]]]
+        got = bleustream.token_bleu(
+            arrays[0], [arrays[1]], lengths=lengths, ref_lengths=ref_lengths
+        )
+    else:
+        got = bleustream.token_bleu(arrays[0], [arrays[1]], pad_id=pad_id)
+    assert_bits(got, want)
+
+
 def test_big_ids_in_arrays() -> None:
     """int64's and uint64's extremes are ids like any other."""
     hyps = [[BIG, 1, BIG, 2], [-(2**63), -1, 0]]

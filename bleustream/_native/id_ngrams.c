@@ -11,7 +11,7 @@
  *   table's size plus its n-gram slot) in the high bits, and the unigram
  *   slot of its last id in the low bits.  Narrow: a 32-bit key, 16-bit
  *   stamp and count in 8 bytes, when every sentence of the batch fits
- *   them (up to some 2,000 reference ids); else wide, as the unigrams.
+ *   them (up to 4,095 reference ids at order 4); else wide, as the unigrams.
  *
  * So each key is compared exactly (two n-grams have the same key exactly
  * when they are the same ids), and a hash collision costs a probe, never a

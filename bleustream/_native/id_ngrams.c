@@ -140,41 +140,46 @@ typedef struct {
     uint16_t stamp;
 } NarrowTable;
 
-/* The slot of `key`, made if new (its count `one`), else `one` more. */
-static inline Py_ssize_t
-narrow_put(NarrowTable t, uint32_t key, int one)
-{
-    Py_ssize_t k = first_probe(key, t.shift);
-    for (;;) {
-        NarrowSlot *s = &t.slots[k];
-        if (s->stamp != t.stamp) {
-            s->stamp = t.stamp;
-            s->key = key;
-            s->count = (uint16_t)one;
-            return k;
-        }
-        if (s->key == key) {
-            s->count = (uint16_t)(s->count + one);
-            return k;
-        }
-        k = (k + 1) & t.mask;
+/* A linear probe of a table TABLE of SLOTs keyed by KEY, written once for
+ * both slot sizes:
+ * - PUT(t, key, one): the slot of `key`, made if new (its count `one`),
+ *   else `one` more in its count;
+ * - GET(t, key): its slot, or ABSENT. */
+#define DEFINE_PROBES(TABLE, SLOT, KEY, PUT, GET)                                               \
+    static inline Py_ssize_t PUT(TABLE t, KEY key, int one)                                     \
+    {                                                                                           \
+        Py_ssize_t k = first_probe(key, t.shift);                                               \
+        for (;;) {                                                                              \
+            SLOT *s = &t.slots[k];                                                              \
+            if (s->stamp != t.stamp) {                                                          \
+                s->stamp = t.stamp;                                                             \
+                s->key = key;                                                                   \
+                s->count = one;                                                                 \
+                return k;                                                                       \
+            }                                                                                   \
+            if (s->key == key) {                                                                \
+                s->count += one;                                                                \
+                return k;                                                                       \
+            }                                                                                   \
+            k = (k + 1) & t.mask;                                                               \
+        }                                                                                       \
+    }                                                                                           \
+                                                                                                \
+    static inline Py_ssize_t GET(TABLE t, KEY key)                                              \
+    {                                                                                           \
+        Py_ssize_t k = first_probe(key, t.shift);                                               \
+        for (;;) {                                                                              \
+            const SLOT *s = &t.slots[k];                                                        \
+            if (s->stamp != t.stamp)                                                            \
+                return ABSENT;                                                                  \
+            if (s->key == key)                                                                  \
+                return k;                                                                       \
+            k = (k + 1) & t.mask;                                                               \
+        }                                                                                       \
     }
-}
 
-/* The slot of `key`, or ABSENT. */
-static inline Py_ssize_t
-narrow_get(NarrowTable t, uint32_t key)
-{
-    Py_ssize_t k = first_probe(key, t.shift);
-    for (;;) {
-        const NarrowSlot *s = &t.slots[k];
-        if (s->stamp != t.stamp)
-            return ABSENT;
-        if (s->key == key)
-            return k;
-        k = (k + 1) & t.mask;
-    }
-}
+DEFINE_PROBES(Table, IdSlot, uint64_t, put, get)
+DEFINE_PROBES(NarrowTable, NarrowSlot, uint32_t, narrow_put, narrow_get)
 
 /* A match of a narrow slot, if the references have one left: 1, else 0. */
 static inline Py_ssize_t
@@ -183,40 +188,6 @@ narrow_take(NarrowSlot *s)
     uint16_t left = s->count > 0;
     s->count = (uint16_t)(s->count - left);
     return left;
-}
-
-/* The slot of `key`, made if new (made: its count 0). */
-static inline Py_ssize_t
-put(Table t, uint64_t key)
-{
-    Py_ssize_t k = first_probe(key, t.shift);
-    for (;;) {
-        IdSlot *s = &t.slots[k];
-        if (s->stamp != t.stamp) {
-            s->stamp = t.stamp;
-            s->key = key;
-            s->count = 0;
-            return k;
-        }
-        if (s->key == key)
-            return k;
-        k = (k + 1) & t.mask;
-    }
-}
-
-/* The slot of `key`, or ABSENT. */
-static inline Py_ssize_t
-get(Table t, uint64_t key)
-{
-    Py_ssize_t k = first_probe(key, t.shift);
-    for (;;) {
-        const IdSlot *s = &t.slots[k];
-        if (s->stamp != t.stamp)
-            return ABSENT;
-        if (s->key == key)
-            return k;
-        k = (k + 1) & t.mask;
-    }
 }
 
 /* put, and one more in the slot's count, for ids that repeat: the first
@@ -236,30 +207,7 @@ count_repeating(Table t, uint64_t key)
         s->key = key;
         return k;
     }
-    k = put(t, key);
-    t.slots[k].count++;
-    return k;
-}
-
-/* put, and one more in the slot's count, for keys mostly new. */
-static inline Py_ssize_t
-count_mostly_new(Table t, uint64_t key)
-{
-    Py_ssize_t k = first_probe(key, t.shift);
-    for (;;) {
-        IdSlot *s = &t.slots[k];
-        if (s->stamp != t.stamp) {
-            s->stamp = t.stamp;
-            s->key = key;
-            s->count = 1;
-            return k;
-        }
-        if (s->key == key) {
-            s->count++;
-            return k;
-        }
-        k = (k + 1) & t.mask;
-    }
+    return put(t, key, 1);
 }
 
 /* get, for keys often absent: the first probe gives the slot or ABSENT
@@ -295,7 +243,7 @@ put_ngram(Table ht, NarrowTable nt, int ubits, int narrow, uint64_t prefix, uint
 {
     if (narrow)
         return narrow_put(nt, (uint32_t)(prefix << ubits | last), one);
-    return one ? count_mostly_new(ht, prefix << 32 | last) : put(ht, prefix << 32 | last);
+    return put(ht, prefix << 32 | last, one);
 }
 
 /* Its slot, or ABSENT. */
@@ -348,7 +296,7 @@ add_reference(IdMatcher *m, Table ut, Table ht, NarrowTable nt, int narrow, cons
         if (only)
             k = count_repeating(ut, (uint64_t)ids[i]);
         else {
-            k = put(ut, (uint64_t)ids[i]);
+            k = put(ut, (uint64_t)ids[i], 0);
             count_in(m, k, &seen);
         }
         uni[i] = (int32_t)k;

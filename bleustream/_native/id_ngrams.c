@@ -144,8 +144,9 @@ typedef struct {
  * both slot sizes:
  * - PUT(t, key, one): the slot of `key`, made if new (its count `one`),
  *   else `one` more in its count;
- * - GET(t, key): its slot, or ABSENT. */
-#define DEFINE_PROBES(TABLE, SLOT, KEY, PUT, GET)                                               \
+ * - GET(t, key): its slot, or ABSENT;
+ * - TAKE(s): a match of slot s, if the references have one left: 1, else 0. */
+#define DEFINE_PROBES(TABLE, SLOT, KEY, PUT, GET, TAKE)                                         \
     static inline Py_ssize_t PUT(TABLE t, KEY key, int one)                                     \
     {                                                                                           \
         Py_ssize_t k = first_probe(key, t.shift);                                               \
@@ -176,19 +177,17 @@ typedef struct {
                 return k;                                                                       \
             k = (k + 1) & t.mask;                                                               \
         }                                                                                       \
+    }                                                                                           \
+                                                                                                \
+    static inline Py_ssize_t TAKE(SLOT *s)                                                      \
+    {                                                                                           \
+        int left = s->count > 0;                                                                \
+        s->count -= left;                                                                       \
+        return left;                                                                            \
     }
 
-DEFINE_PROBES(Table, IdSlot, uint64_t, put, get)
-DEFINE_PROBES(NarrowTable, NarrowSlot, uint32_t, narrow_put, narrow_get)
-
-/* A match of a narrow slot, if the references have one left: 1, else 0. */
-static inline Py_ssize_t
-narrow_take(NarrowSlot *s)
-{
-    uint16_t left = s->count > 0;
-    s->count = (uint16_t)(s->count - left);
-    return left;
-}
+DEFINE_PROBES(Table, IdSlot, uint64_t, put, get, take)
+DEFINE_PROBES(NarrowTable, NarrowSlot, uint32_t, narrow_put, narrow_get, narrow_take)
 
 /* put, and one more in the slot's count, for ids that repeat: the first
  * probe settles a new key and a known one alike, without a branch between
@@ -316,15 +315,6 @@ add_reference(IdMatcher *m, Table ut, Table ht, NarrowTable nt, int narrow, cons
     }
     if (!only)
         fold_counts(m, ut, ht, nt, narrow, seen);
-}
-
-/* A match of a slot, if the references have one left: 1, else 0. */
-static inline Py_ssize_t
-take(IdSlot *s)
-{
-    int32_t left = s->count > 0;
-    s->count -= left;
-    return left;
 }
 
 /* A table's view for a sentence of `items` keys. */

@@ -169,6 +169,7 @@ def _reading(values: dict[str, Any]) -> ReadOptions:
         compat=values["compat"] == "sacrebleu",
         scoring_overrides=_scoring_overrides(values),
         counting_given=_counting_given(values),
+        src=values.get("src"),
     )
 
 

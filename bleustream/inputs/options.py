@@ -47,6 +47,8 @@ class ReadOptions:
     # Reading statistics: by metric name, the counting settings given; each
     # must agree with the records (``stats_reader.check_counting_given``).
     counting_given: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # --src: the source segments, one a line, for a metric that reads them (COMET).
+    src: str | None = None
 
     def __post_init__(self) -> None:
         # Each rule about what may be read together is checked here, once,

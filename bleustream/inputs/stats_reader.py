@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 from bleustream.errors import InputError, count_of
 from bleustream.inputs.lines import LineSource
 from bleustream.metrics.protocol import Row, is_number, is_whole
-from bleustream.metrics.registry import METRICS, Spec
+from bleustream.metrics.registry import STREAM_METRICS, Spec
 from bleustream.metrics.stats_record import FORMAT_NAME, FORMAT_VERSION
 
 # ----------------------------------------------------------------------------
@@ -123,7 +123,7 @@ def _fits(default: Any, value: Any) -> bool:
 def _settings_problem(name: str, entry: dict[str, Any]) -> str | None:
     """A setting of a metric read back whose type is not its default's."""
     given = {**entry["counting"], **entry["scoring"]}
-    for setting in dataclasses.fields(METRICS[name].Settings):
+    for setting in dataclasses.fields(STREAM_METRICS[name].Settings):
         value = given.get(setting.name, setting.default)
         if not _fits(setting.default, value):
             return f"metric {name}: setting {setting.name} cannot be {json.dumps(value)}"
@@ -163,8 +163,8 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
     names: list[str] = []
     for entry in metrics:
         name = entry.get("metric") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or name not in METRICS:
-            known = ", ".join(METRICS)
+        if not isinstance(name, str) or name not in STREAM_METRICS:
+            known = ", ".join(STREAM_METRICS)
             raise bad(f"each metric needs a known name ({known})")
         if name in names:
             raise bad(f"metric {name} comes twice")
@@ -236,7 +236,7 @@ def specs_of(
     for name, counting, scoring, override in zip(
         layout.metrics, layout.counting, layout.scoring, scoring_overrides
     ):
-        metric = METRICS[name]
+        metric = STREAM_METRICS[name]
         for key in sorted(override.keys() & metric.SCORE_ONLY_ONE_REF):
             if layout.nrefs != 1 and override[key] != counting.get(key):
                 raise InputError(
@@ -359,7 +359,7 @@ def _rows_of(
     """A record's rows, each checked against its metric's settings."""
     rows = []
     for spec_name, entry in zip(layout.metrics, data["metrics"]):
-        metric = METRICS[spec_name]
+        metric = STREAM_METRICS[spec_name]
         row = tuple(entry["stats"])
         try:
             settings = metric.Settings(**entry["counting"], **entry["scoring"])

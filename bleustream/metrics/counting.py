@@ -19,6 +19,9 @@ from bleustream.metrics.registry import Spec
 
 # One segment's rows, per system and then per metric.
 Rows = Sequence[Sequence[Row]]
+# A segment as a batched metric reads it: its source (None when there is
+# none), each system's hypothesis, its references.
+Segment = tuple["str | None", Sequence[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,13 @@ class SegmentCounter:
         # A metric may sum a batch of one system's lines in one call (BLEU's
         # compiled kernels): ``sum_lines(settings)``, or None where it cannot.
         self._sum_lines = [_sum_lines(spec) for spec in self.specs]
-        self.sums_lines = systems == 1 and any(f is not None for f in self._sum_lines)
+        # A metric whose count is a model's forward pass scores a window of
+        # segments, with their sources, in one call: ``count_batch(settings)``.
+        self._batch = [_count_batch(spec) for spec in self.specs]
+        self.batched = any(f is not None for f in self._batch)
+        self.sums_lines = (
+            systems == 1 and not self.batched and any(f is not None for f in self._sum_lines)
+        )
 
     def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """One segment's rows, per system and then per metric, without adding them."""
@@ -74,6 +83,8 @@ class SegmentCounter:
             raise ValueError(f"expected {self.systems} hypotheses, got {len(hyps)}")
         if not refs:
             raise ValueError("a segment needs at least one reference")
+        if self.batched:
+            raise ValueError("a metric here scores segments with their sources: count_segments")
         # Plain loops: this runs once per segment, and in Python < 3.12 each
         # comprehension builds a function.
         prepared = []
@@ -92,6 +103,28 @@ class SegmentCounter:
                 rows = done[hyp] = tuple(counted)
             out.append(rows)
         return out
+
+    def count_segments(self, segments: Sequence[Segment]) -> list[list[tuple[Row, ...]]]:
+        """Rows of a window of segments (source, hypotheses per system,
+        references), per segment, system and metric: the batched metrics
+        (``count_batch``) score the window in one call, the others each
+        segment as ``count`` does."""
+        counts = [None if batch else count for count, batch in zip(self._count, self._batch)]
+        rows = []
+        for _, hyps, refs in segments:
+            prepared = [
+                None if batch else prepare(refs)
+                for prepare, batch in zip(self._prepare, self._batch)
+            ]
+            rows.append([tuple(c and c(hyp, p) for c, p in zip(counts, prepared)) for hyp in hyps])
+        for index, batch in enumerate(self._batch):
+            if batch is None:
+                continue
+            for segment_rows, scored in zip(rows, batch(segments)):
+                for system, row in enumerate(scored):
+                    old = segment_rows[system]
+                    segment_rows[system] = (*old[:index], row, *old[index + 1 :])
+        return rows
 
     def summed(self, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) -> Summed:
         """The ``Summed`` of a batch of segments (``hyps[i]``: segment ``i``'s
@@ -138,6 +171,12 @@ def _sum_lines(spec: Spec) -> Any:
     """The metric's ``sum_lines`` for the spec's settings; None if it has none."""
     sum_lines = getattr(spec.metric, "sum_lines", None)
     return None if sum_lines is None else sum_lines(spec.settings)
+
+
+def _count_batch(spec: Spec) -> Any:
+    """The metric's ``count_batch`` for the spec's settings; None if it has none."""
+    count_batch = getattr(spec.metric, "count_batch", None)
+    return None if count_batch is None else count_batch(spec.settings)
 
 
 def _part_of(column: list[Row]) -> tuple[str, Any]:

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from bleustream.errors import UsageError
-from bleustream.metrics import bleu, chrf, nist, self_bleu, ter
+from bleustream.metrics import bleu, chrf, comet, nist, self_bleu, ter
 from bleustream.metrics.protocol import MetricModule, OptionSpec, Row
 from bleustream.metrics.scores import Score, Signature
 
@@ -22,6 +22,16 @@ METRICS: dict[str, MetricModule] = {
     chrf.NAME: chrf,  # type: ignore[dict-item]
     ter.NAME: ter,  # type: ignore[dict-item]
 }
+
+# Metrics whose count is a model's forward pass (COMET): streamed and summed
+# as the others, but each needs its model and the sources, so they are kept
+# apart from SacreBLEU's metrics above.  Named with -m like the others.
+MODEL_METRICS: dict[str, MetricModule] = {
+    comet.NAME: comet,  # type: ignore[dict-item]
+}
+
+# Every metric whose rows stream, sum and travel in stats records.
+STREAM_METRICS: dict[str, MetricModule] = {**METRICS, **MODEL_METRICS}
 
 # Metrics scored at the end of a run, alone, from tables of the whole input
 # (NIST's weights need every reference; Self-BLEU's set): each declares its
@@ -109,7 +119,7 @@ def spec_by_name(name: str, settings: Any) -> Spec:
 
 def all_options() -> Iterator[tuple[MetricModule, OptionSpec]]:
     """Every metric's options, metric by metric in registry order."""
-    for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
+    for metric in (*STREAM_METRICS.values(), *CORPUS_METRICS.values()):
         for option in metric.OPTIONS:
             yield metric, option
 
@@ -139,7 +149,7 @@ def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, 
 
 def metric_of(name: str) -> Any:
     """The module of a metric named with -m."""
-    return METRICS[name] if name in METRICS else CORPUS_METRICS[name]
+    return STREAM_METRICS[name] if name in STREAM_METRICS else CORPUS_METRICS[name]
 
 
 def loop_of(specs: Sequence[Spec]) -> str:

@@ -227,6 +227,15 @@ class _Stream:
         options, scorer, reading = self.options, self.scorer, self.options.reading
         reading_stats = reading.input_format == "stats"
         each = reading.sentence_level or options.every or self.store is not None
+        if scorer.counter.batched and not reading_stats:
+            # A model's forward pass counts a window at a time, in this
+            # process (one model; -j does not copy it into workers).
+            from bleustream.run.model_batches import model_windows, open_sources
+
+            source = open_sources(reading, scorer.counter, self.policy)
+            if source is not None:
+                self.sources.append(source)
+            return model_windows(scorer.counter, items, reading, source, self.say)
         if options.jobs > 1 and not reading_stats:
             from bleustream.parallel.block_tasks import block_tasks, summed_blocks
             from bleustream.parallel.pool import ParallelCounter

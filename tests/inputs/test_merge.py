@@ -347,7 +347,7 @@ def _set_scoring(**values: Any) -> Callable[[dict[str, Any]], None]:
 BAD_VALUES: dict[str, tuple[Callable[[list[str]], list[str]], str]] = {
     "metric a list": (
         _edit_second_record(lambda data: data["metrics"][0].__setitem__("metric", [])),
-        "each metric needs a known name (bleu, chrf, ter)",
+        "each metric needs a known name (bleu, chrf, ter, comet)",
     ),
     "metric twice": (
         _edit_second_record(lambda data: data["metrics"].__setitem__(2, data["metrics"][0])),

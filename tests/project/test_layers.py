@@ -93,6 +93,13 @@ ALLOWED: Mapping[str, frozenset[str]] = {
     ),
 }
 
+# COMET's models (``bleustream.comet``), on the base beside the core: every
+# layer from the metrics up may load them (the metric ``-m comet`` runs one).
+ALLOWED = {
+    layer: allowed | {"comet"} if layer not in ("base", "tokenizers", "comet") else allowed
+    for layer, allowed in ALLOWED.items()
+}
+
 # Standard-library modules the pure core may not use: it knows no shell.
 SHELL_MODULES = frozenset({"argparse", "subprocess", "signal", "shutil", "tomllib", "tomli"})
 
@@ -229,6 +236,7 @@ RUN_ROOMS = (
     "bleustream.run.state",
     "bleustream.run.sets",
     "bleustream.run.corpus",
+    "bleustream.run.model_batches",
     "bleustream.run.stream",
     "bleustream.run",
 )

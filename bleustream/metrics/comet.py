@@ -1,0 +1,437 @@
+"""COMET, a learned metric, from the user's own checkpoint (``-m comet``).
+
+A metric module (see ``bleustream.metrics.protocol``) whose count is a
+model's forward pass.  One metric, ``comet``, runs every family of
+unbabel-comet's checkpoints: the checkpoint named by ``--comet-model`` (a
+directory in unbabel-comet's layout, or a Hugging Face model id found in
+the local cache) decides whether it reads the references (regression:
+wmt22-comet-da, cometinho) or not (reference-free: CometKiwi), and how
+it scores (unified: XCOMET).  The model is loaded by ``bleustream.comet``.
+
+A segment's statistics are the row ``(score, 1)``: its segment score, and
+one segment.  Rows add in input order, so the summed row of a corpus is
+``(sum of the segment scores, segments)`` and its score their mean: the
+``system_score`` of ``comet-score``, ``sum(scores) / len(scores)``, to the
+bit.  A sentence score is the segment score itself.
+
+The model scores segments a batch at a time (``count_batch``): the run
+hands it a window of segments as they arrive; their texts are sorted by
+length within the window and cut into batches of ``--comet-batch-size``,
+as comet-score sorts its input, and each score goes back to its segment.
+With ``--comet-cache FILE``, a segment already scored by the same model
+(its ``identity``) is read back from the file and only the others go
+through the model.
+
+The settings a stats record carries are the model's ``identity`` alone (a
+digest of its weights, its family, maximum length and precision): records
+of different models or settings refuse to merge.  The signature's fields
+(``about``) travel with them as scoring settings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from bleustream.errors import UsageError
+from bleustream.metrics.protocol import MAX_COUNT, OptionSpec, Row, as_whole, option_values
+from bleustream.metrics.scores import SIGNATURE_VERSION, Score
+
+NAME = "comet"
+TITLE = "COMET"
+
+# A segment needs its source: the run reads ``--src`` in lockstep.
+NEEDS_SOURCE = True
+# Segments a run gathers before it scores them, per batch of the model:
+# the window sorted by length.
+WINDOW_BATCHES = 8
+
+DEFAULT_BATCH_SIZE = 16  # comet-score's default
+DEVICES = ("auto", "cpu", "cuda")
+_OUTPUT = {"output": True}  # settings that do not change a number (``stats_record``)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What decides a COMET score (``identity``, from the loaded model), the
+    signature's fields (``about``, a JSON object), and how the run goes."""
+
+    identity: str = ""
+    about: str = "{}"
+    model: str = field(default="", metadata=_OUTPUT)
+    max_length: int | None = field(default=None, metadata=_OUTPUT)  # in ``identity``
+    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata=_OUTPUT)
+    device: str = field(default="auto", metadata=_OUTPUT)
+    cache: str | None = field(default=None, metadata=_OUTPUT)
+
+
+@dataclass
+class CometResult:
+    """A COMET score (the mean of the segment scores) and its row."""
+
+    score: float
+    row: Row
+    segments: int
+
+
+OPTIONS = (
+    OptionSpec(
+        ("--comet-model",),
+        "comet_model",
+        None,
+        metavar="PATH_OR_ID",
+        help="the COMET checkpoint: a directory in unbabel-comet's layout "
+        "(checkpoints/model.ckpt, hparams.yaml), its model.ckpt, or a Hugging Face "
+        "model id in the local cache (never downloaded)",
+    ),
+    OptionSpec(
+        ("--comet-batch-size",),
+        "comet_batch_size",
+        DEFAULT_BATCH_SIZE,
+        kind="int",
+        minimum=1,
+        maximum=4096,
+        metavar="N",
+        help=f"segments per forward pass of the model (default: {DEFAULT_BATCH_SIZE})",
+    ),
+    OptionSpec(
+        ("--comet-device",),
+        "comet_device",
+        "auto",
+        kind="choice",
+        choices=DEVICES,
+        help="where the model runs: cpu, cuda, or auto (cuda when PyTorch sees a GPU; default)",
+    ),
+    OptionSpec(
+        ("--comet-cache",),
+        "comet_cache",
+        None,
+        metavar="FILE",
+        help="keep segment scores in FILE (SQLite) by model, source, hypothesis and "
+        "reference; a segment scored before by the same model is read back, not run",
+    ),
+    OptionSpec(
+        ("--comet-max-length",),
+        "comet_max_length",
+        None,
+        kind="int",
+        minimum=8,
+        maximum=1_000_000,
+        metavar="N",
+        help="the encoder's maximum tokens per input (default: the model's own); "
+        "longer inputs are truncated, as COMET truncates them",
+    ),
+)
+
+# The signature's fields change no statistics: they travel as scoring settings.
+SCORE_ONLY = frozenset({"about"})
+SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
+
+# Models loaded in this process, by (model, device, max length): loaded once.
+_LOADED: dict[tuple[str, str, int | None], Any] = {}
+
+
+def _device(device: str) -> str:
+    if device != "auto":
+        return device
+    from bleustream.extras import require
+
+    torch = require("torch", "-m comet", "torch", "comet")
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def model_of(settings: Settings) -> Any:
+    """The loaded model of the settings (``bleustream.comet.CometModel``)."""
+    key = (settings.model, settings.device, settings.max_length)
+    model = _LOADED.get(key)
+    if model is None:
+        if not settings.model:
+            raise UsageError("-m comet needs a model: --comet-model PATH_OR_ID")
+        from bleustream.comet import load_model
+
+        model = load_model(
+            settings.model, device=_device(settings.device), max_length=settings.max_length
+        )
+        _LOADED[key] = model
+    return model
+
+
+def settings_from(options: Mapping[str, Any]) -> Settings:
+    """The settings of resolved options, with the model loaded (once per
+    process): its identity and signature fields are part of them."""
+    values = option_values(options, OPTIONS)
+    settings = Settings(
+        model=values["comet_model"] or "",
+        max_length=values["comet_max_length"],
+        batch_size=int(values["comet_batch_size"]),
+        device=values["comet_device"],
+        cache=values["comet_cache"],
+    )
+    model = model_of(settings)
+    about = dict(model.signature_fields)
+    about.setdefault("refs", "yes" if model.needs_references else "no")
+    return Settings(
+        identity=model.identity,
+        about=json.dumps(about, ensure_ascii=False),
+        model=settings.model,
+        max_length=settings.max_length,
+        batch_size=settings.batch_size,
+        device=settings.device,
+        cache=settings.cache,
+    )
+
+
+def python_settings(**settings: Any) -> Settings:
+    """The settings of ``bleustream.spec("comet", model=..., batch_size=...,
+    device=..., cache=..., max_length=...)``, with the model loaded."""
+    names = ("model", "batch_size", "device", "cache", "max_length")
+    unknown = set(settings) - set(names)
+    if unknown:
+        raise TypeError(
+            f"unknown comet settings: {', '.join(sorted(unknown))} ({', '.join(names)})"
+        )
+    return settings_from({f"comet_{name}": value for name, value in settings.items()})
+
+
+def _about(settings: Settings) -> dict[str, str]:
+    try:
+        about = json.loads(settings.about)
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in about.items()} if isinstance(about, dict) else {}
+
+
+def label(settings: Settings) -> str:
+    return "COMET"
+
+
+def row_size(settings: Settings) -> int:
+    return 2
+
+
+def check_row(
+    row: Sequence[Any], settings: Settings, segments: int, nrefs: int | str
+) -> str | None:
+    """A finite sum of scores, and the number of segments it covers."""
+    total, count = row
+    if isinstance(total, bool) or not isinstance(total, (int, float)) or not math.isfinite(total):
+        return f"the sum of segment scores must be a finite number, not {total!r}"
+    whole = as_whole(count)
+    if whole is None or not 0 <= whole <= MAX_COUNT or whole != segments:
+        return f"the segments scored must be {segments}, as the record says, not {count!r}"
+    return None
+
+
+def from_record(row: Sequence[Any], settings: Settings) -> Row:
+    return (float(row[0]), int(row[1]))
+
+
+def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], Sequence[str]]:
+    """Nothing to prepare: the model reads the texts in ``count_batch``."""
+    return tuple
+
+
+def count(settings: Settings) -> Callable[[str, Any], Row]:
+    """A segment alone cannot be scored: it needs its source and a batch."""
+
+    def alone(hyp: str, refs: Any) -> Row:
+        raise ValueError("COMET scores segments with their sources, a batch at a time")
+
+    return alone
+
+
+@dataclass
+class _Tally:
+    """What the cache spared in this process, for the closing note."""
+
+    cache: str | None
+    passes_before: int
+    read_back: int = 0
+    scored: int = 0
+
+
+_TALLIES: dict[Settings, _Tally] = {}
+
+
+Segment = tuple[str, Sequence[str], Sequence[str]]  # source, hypotheses per system, references
+
+
+def count_batch(settings: Settings) -> Callable[[Sequence[Segment]], list[list[Row]]]:
+    """Rows of a window of segments, per segment and system: cached scores
+    read back, the rest scored by the model in batches of similar length.
+    The model and the cache are opened at the first window (statistics
+    read back need neither)."""
+    opened: list[Any] = []
+
+    def rows(segments: Sequence[Segment]) -> list[list[Row]]:
+        if not opened:
+            opened.extend(_opened(settings))
+        model, cache, tally = opened
+        inputs = _inputs(segments, model.needs_references)  # (source, hypothesis, reference)
+        texts = list(dict.fromkeys(inputs))
+        scores = _scored(model, cache, settings, texts, tally)
+        out = []
+        at = 0
+        for _, hyps, _ in segments:
+            out.append([(scores[inputs[at + i]], 1) for i in range(len(hyps))])
+            at += len(hyps)
+        return out
+
+    return rows
+
+
+def _opened(settings: Settings) -> tuple[Any, Any, _Tally]:
+    """The model, the cache (or None) and the tally of a run's counting."""
+    model = model_of(settings)
+    cache = None
+    if settings.cache:
+        from bleustream.comet.cache import ScoreCache
+
+        cache = ScoreCache(settings.cache)
+    tally = _TALLIES.setdefault(settings, _Tally(settings.cache, model.forward_passes))
+    return model, cache, tally
+
+
+def _inputs(segments: Sequence[Segment], refs_needed: bool) -> list[tuple[str, str, str | None]]:
+    inputs = []
+    for source, hyps, refs in segments:
+        if refs_needed and len(refs) != 1:
+            raise ValueError(
+                f"COMET reads one reference per segment; this one has {len(refs)} "
+                "(give one REF file, or --num-refs 1)"
+            )
+        reference = refs[0] if refs_needed else None
+        for hyp in hyps:
+            inputs.append((source, hyp, reference))
+    return inputs
+
+
+def _scored(
+    model: Any,
+    cache: Any,
+    settings: Settings,
+    texts: list[tuple[str, str, str | None]],
+    tally: _Tally,
+) -> dict[tuple[str, str, str | None], float]:
+    """The score of each distinct (source, hypothesis, reference)."""
+    identity, size = settings.identity, settings.batch_size
+    scores: dict[tuple[str, str, str | None], float] = {}
+    keys: dict[tuple[str, str, str | None], bytes] = {}
+    if cache is not None:
+        from bleustream.comet.cache import segment_key
+
+        keys = {text: segment_key(identity, *text) for text in texts}
+        kept = cache.get(list(keys.values()))
+        for text, key in keys.items():
+            if key in kept:
+                scores[text] = kept[key]
+    todo = [text for text in texts if text not in scores]
+    tally.read_back += len(texts) - len(todo)
+    tally.scored += len(todo)
+    # Sorted by length, as comet-score sorts its input: fewer pads per batch.
+    todo.sort(key=lambda t: len(t[0]) + len(t[1]) + len(t[2] or ""))
+    for start in range(0, len(todo), size):
+        batch = todo[start : start + size]
+        sources = [t[0] for t in batch]
+        hyps = [t[1] for t in batch]
+        refs = None if batch[0][2] is None else [t[2] for t in batch]
+        for text, value in zip(batch, model.score_batch(sources, hyps, refs)):
+            scores[text] = float(value)
+    if cache is not None and todo:
+        cache.put((keys[text], scores[text]) for text in todo)
+    return scores
+
+
+def truncation_note(settings: Settings) -> str | None:
+    """What to say once when the model has truncated inputs, else None."""
+    model = _LOADED.get((settings.model, settings.device, settings.max_length))
+    if model is None or not model.truncated():
+        return None
+    return (
+        f"inputs longer than the encoder's {model.max_length} tokens are truncated, "
+        "as COMET truncates them"
+    )
+
+
+def closing_note(settings: Settings) -> str | None:
+    """With a cache: how many scores it gave back, and what the model ran."""
+    tally = _TALLIES.get(settings)
+    model = _LOADED.get((settings.model, settings.device, settings.max_length))
+    if tally is None or tally.cache is None or model is None:
+        return None
+    passes = model.forward_passes - tally.passes_before
+    return (
+        f"--comet-cache {tally.cache}: {tally.read_back} segment scores read back, "
+        f"{tally.scored} scored by the model in {passes} forward "
+        f"{'pass' if passes == 1 else 'passes'}"
+    )
+
+
+def score(row: Sequence[Any], settings: Settings) -> CometResult:
+    """The mean of the segment scores: comet-score's ``system_score``."""
+    if len(row) != 2:
+        raise ValueError(f"a COMET row of {len(row)} numbers, 2 expected")
+    total, segments = row
+    value = total / segments if segments else 0.0
+    return CometResult(float(value), tuple(row), int(segments))
+
+
+def sentence_score(row: Sequence[Any], settings: Settings) -> CometResult:
+    """A segment's score: the row of one segment is ``(score, 1)``."""
+    return score(row, settings)
+
+
+def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
+    """SacreBLEU's style: the references, the model's fields in its order
+    (name, weights' digest, refs, precision, max length, versions), then
+    bleustream's ``version``."""
+    fields = {"nrefs": str(nrefs)}
+    fields.update(_about(settings))
+    fields.pop("version", None)
+    fields["version"] = SIGNATURE_VERSION
+    return fields
+
+
+SIGNATURE_SHORT = {
+    "model": "m",
+    "digest": "d",
+    "refs": "r",
+    "precision": "p",
+    "maxlen": "ml",
+}
+
+
+def score_object(result: CometResult, settings: Settings) -> Score:
+    return Score("COMET", result.score)
+
+
+def json_fields(result: CometResult, settings: Settings) -> dict[str, Any]:
+    """The raw statistics: the sum of the segment scores and their number."""
+    return {"score_sum": float(result.row[0]), "scored": result.segments}
+
+
+def tsv_fields(result: CometResult, settings: Settings) -> list[tuple[str, str]]:
+    return [
+        ("comet", repr(result.score)),
+        ("comet_sum", repr(float(result.row[0]))),
+        ("comet_segments", str(result.segments)),
+    ]
+
+
+def verbose(result: CometResult, settings: Settings, width: int = 1) -> str:
+    return ""
+
+
+def score_rows(sums: Any, settings: Settings) -> Any:
+    """Scores of many summed rows ``[sum, segments]`` (numpy): the mean of a
+    resample's segment scores, in the rows' type (float32 when resampled,
+    as SacreBLEU's resampling sums)."""
+    from bleustream.extras import require_numpy
+
+    np = require_numpy()
+    values = np.asarray(sums)
+    with np.errstate(all="ignore"):
+        return values[:, 0] / values[:, 1]

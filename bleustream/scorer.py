@@ -100,15 +100,30 @@ class Scorer:
         or ``("rows", rows)`` (added one by one, as ``accumulate`` would)."""
         self.totals = tuple(map(add_parts, self.totals, parts, [segments] * len(self.totals)))
 
-    def add(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
-        """Adds one segment: each system's hypothesis against the shared references.
+    def add(
+        self, hyps: Sequence[str], refs: Sequence[str], source: str | None = None
+    ) -> list[tuple[Row, ...]]:
+        """Adds one segment: each system's hypothesis against the shared references
+        (and its ``source``, for a metric that reads it: COMET).
 
         Returns the segment's rows, per system and then per metric.
         """
-        rows = self.count(hyps, refs)
+        if self.counter.batched:
+            rows: list[tuple[Row, ...]] = self.counter.count_segments([(source, hyps, refs)])[0]
+        else:
+            rows = self.count(hyps, refs)
         self.accumulate(rows)
         self._nrefs.add(len(refs))
         return rows
+
+    def add_segments(
+        self, segments: Sequence[tuple[str | None, Sequence[str], Sequence[str]]]
+    ) -> None:
+        """Adds segments (source, each system's hypothesis, references) in
+        one call: a model-scored metric (COMET) runs them in batches."""
+        for (_, _, refs), rows in zip(segments, self.counter.count_segments(segments)):
+            self.accumulate(rows)
+            self._nrefs.add(len(refs))
 
     def update(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
         """Adds a batch of segments of one system, references in SacreBLEU's layout.

@@ -28,7 +28,7 @@ from bleustream.metrics.arguments import (
     nrefs_of,
 )
 from bleustream.metrics.protocol import Row, add_rows
-from bleustream.metrics.registry import METRICS, Spec
+from bleustream.metrics.registry import METRICS, MODEL_METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
@@ -469,9 +469,13 @@ def spec(metric: str, **settings: Any) -> Spec:
     ``word_order=2``, ``normalized=True``); unnamed settings take the defaults."""
     if not isinstance(metric, str):
         raise TypeError(f"a metric is named by a string ('bleu'), not {type(metric).__name__}")
+    model_metric = MODEL_METRICS.get(metric)
+    if model_metric is not None:  # a model-scored metric (COMET): its own keywords
+        return Spec(model_metric, model_metric.python_settings(**settings))
     cls = CLASSES.get(metric)
     if cls is None:
-        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(CLASSES)}")
+        known = ", ".join((*CLASSES, *MODEL_METRICS))
+        raise ValueError(f"unknown metric {metric!r}; known: {known}")
     unknown = set(settings) - set(cls.SETTINGS)
     if unknown:
         raise TypeError(

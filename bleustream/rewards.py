@@ -49,7 +49,12 @@ is a reward in verl's form (its ``custom_reward_function``), BLEU unless
 names another; ``compute_scores`` is the batch form verl's batch reward
 manager calls.
 
-Nothing heavy is imported: no PyTorch, no TRL, no verl.
+``comet_kiwi(model, column="source")`` is a reward from a COMET model,
+CometKiwi's kind (source and completion, no reference): the model loaded
+once when the reward is made, each call one batch of forward passes
+(the ``comet`` extra: PyTorch and transformers, imported then).
+
+Nothing heavy is imported by the others: no PyTorch, no TRL, no verl.
 """
 
 from __future__ import annotations
@@ -227,6 +232,59 @@ chrf = reward("chrf")
 ter = reward("ter")
 
 
+class ModelReward:
+    """A reward from a COMET model (CometKiwi: the source and the completion,
+    no reference): ``reward(completions=..., <source column>=...)`` gives
+    each completion's segment score times ``scale``.  The model is loaded
+    once, when the reward is made, and its batches are ``batch_size``
+    completions sorted by length; ``cache`` keeps scores in an SQLite file
+    (``--comet-cache``'s)."""
+
+    def __init__(
+        self,
+        model: str,
+        column: str = "source",
+        scale: float = DEFAULT_SCALE,
+        reference_column: str = DEFAULT_COLUMN,
+        **settings: Any,
+    ) -> None:
+        from bleustream.metrics.metric_classes import spec
+
+        self.spec = spec("comet", model=model, **settings)
+        self.column, self.reference_column = column, reference_column
+        self.scale = _check_scale(scale)
+        self._rows = self.spec.metric.count_batch(self.spec.settings)
+        self.__name__ = "comet"
+
+    def __call__(self, completions: Sequence[Any] = (), **columns: Any) -> list[float]:
+        if self.column not in columns:
+            known = ", ".join(sorted(columns)) or "none"
+            raise ValueError(
+                f"reward 'comet' reads the sources from the dataset column {self.column!r}, "
+                f"which the trainer did not pass (its keywords: {known})"
+            )
+        sources = [str(value) for value in columns[self.column]]
+        hyps = [completion_text(c, i) for i, c in enumerate(completions)]
+        if len(sources) != len(hyps):
+            raise ValueError(f"{len(hyps)} completions, but {len(sources)} sources")
+        refs: list[Sequence[str]] = [()] * len(hyps)
+        if self.reference_column in columns:
+            refs = [references_of(v, i) for i, v in enumerate(columns[self.reference_column])]
+        rows = self._rows([(s, (h,), r) for s, h, r in zip(sources, hyps, refs)])
+        return [row[0][0] * self.scale for row in rows]
+
+
+def comet_kiwi(
+    model: str, column: str = "source", scale: float = DEFAULT_SCALE, **settings: Any
+) -> ModelReward:
+    """A CometKiwi reward for TRL (any COMET checkpoint: a reference-based
+    one reads the ``reference`` column too): the model named by ``model``
+    (a checkpoint directory or a Hugging Face id in the local cache), the
+    sources read from the dataset column ``column``; ``settings`` are
+    ``batch_size``, ``device``, ``cache`` and ``max_length``."""
+    return ModelReward(model, column, scale, **settings)
+
+
 def _verl_metric(extra_info: Any, metric: str | None) -> str:
     if isinstance(extra_info, Mapping) and extra_info.get("metric") is not None:
         return extra_info["metric"]  # type: ignore[no-any-return]
@@ -291,9 +349,11 @@ __all__ = [
     "DEFAULT_COLUMN",
     "DEFAULT_SCALE",
     "METRICS",
+    "ModelReward",
     "Reward",
     "bleu",
     "chrf",
+    "comet_kiwi",
     "completion_text",
     "compute_score",
     "compute_scores",

@@ -57,3 +57,32 @@ def test_a_scorer_adds_comet_segments_with_their_sources(tmp_path: Path) -> None
     assert out["rows"] == [[score, 1] for score in scores]
     assert out["batch"][1] == out["alone"][1] == sum(scores) / len(scores)
     assert out["batch"][0] == out["alone"][0]  # BLEU beside it, unchanged
+
+
+REWARD = """
+import json, sys
+from tests.comet.fake_comet import install
+install()
+from bleustream import rewards
+kiwi = rewards.comet_kiwi(sys.argv[1], batch_size=2)
+completions = [[{"role": "assistant", "content": "Good day."}], "How are you?", ""]
+print(json.dumps(kiwi(completions=completions, source=["Dobrý deň.", "Ako sa máš?", "Ahoj"])))
+"""
+
+
+def test_a_comet_kiwi_reward_scores_completions_against_their_sources(tmp_path: Path) -> None:
+    model = make_checkpoint(tmp_path / "kiwi", family="referenceless")
+    done = subprocess.run(
+        [sys.executable, "-c", REWARD, str(model)],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    expected = [
+        fake_score("Dobrý deň.", "Good day.", None),
+        fake_score("Ako sa máš?", "How are you?", None),
+        fake_score("Ahoj", "", None),
+    ]
+    assert json.loads(done.stdout) == expected

@@ -53,6 +53,11 @@ def open_sources(reading: ReadOptions, counter: SegmentCounter, policy: BadLineP
         raise UsageError(f"-m {name} scores each segment with its source: give --src FILE")
     if reading.src == "-":
         raise UsageError("--src reads a file, not stdin")
+    if reading.input_format != "paste":
+        raise UsageError(
+            f"-m {name} pairs --src lines with input lines by number: "
+            f"not with --input-format {reading.input_format}"
+        )
     return open_source(reading.src, None, reading.encoding, reading.encoding_errors, policy)
 
 

@@ -222,3 +222,8 @@ def test_a_signal_during_a_forward_pass_leaves_its_window_out_and_marks_the_scor
     comet = [line for line in text.splitlines() if line.startswith("COMET")]
     assert comet and f"= {sum(scores) / 40:.1f} " in comet[0] + " "
     assert "interrupted; the score covers the 40 segments read so far" in err.decode()
+
+
+def test_sources_pair_with_lines_so_a_log_input_is_refused(ted: Set) -> None:
+    proc = ted.run(ted.ref, "-i", ted.hyp, "-m", "comet", "--input-format", "nbest")
+    assert "--input-format nbest" in one_line(proc, EXIT_USAGE)

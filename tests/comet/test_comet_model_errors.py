@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bleustream.comet import ModelError, load_model
-from bleustream.errors import EXIT_DATAERR, EXIT_NOINPUT
+from bleustream.errors import EXIT_DATAERR, EXIT_NOINPUT, EXIT_USAGE, UsageError
 
 
 def copy_checkpoint(source: Path, target: Path) -> Path:
@@ -25,6 +25,16 @@ def copy_checkpoint(source: Path, target: Path) -> Path:
     shutil.copy(source / "hparams.yaml", target / "hparams.yaml")
     shutil.copy(source / "checkpoints" / "model.ckpt", target / "checkpoints" / "model.ckpt")
     return target
+
+
+def set_encoder(ckpt: Path, pretrained_model: str) -> None:
+    """The encoder a checkpoint names (in model.ckpt's hyper-parameters,
+    which unbabel-comet builds the model from; hparams.yaml gives the class)."""
+    import torch
+
+    loaded = torch.load(ckpt, weights_only=True)
+    loaded["hyper_parameters"]["pretrained_model"] = pretrained_model
+    torch.save(loaded, ckpt)
 
 
 def load_error(model: str | Path) -> ModelError:
@@ -167,13 +177,7 @@ def test_model_id_without_cached_copy(tmp_path: Path) -> None:
 
 def test_encoder_id_without_cached_copy(checkpoint_copy: Path, tmp_path: Path) -> None:
     """A checkpoint whose encoder (``pretrained_model``) is a model id not in the cache."""
-    hparams = checkpoint_copy / "hparams.yaml"
-    lines = hparams.read_text(encoding="utf-8").splitlines()
-    lines = [
-        "pretrained_model: xlm-roberta-large" if line.startswith("pretrained_model:") else line
-        for line in lines
-    ]
-    hparams.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    set_encoder(checkpoint_copy / "checkpoints" / "model.ckpt", "xlm-roberta-large")
     out = load_offline(str(checkpoint_copy), tmp_path / "hf")
     assert len(out) == 2, out
     assert out[0] == str(EXIT_NOINPUT)
@@ -205,3 +209,70 @@ def test_what_a_model_says_of_itself(name: str, comet_checkpoint: Callable[[str]
     assert model.name == str(checkpoint)
     assert model.forward_passes == 0 and model.truncated() == 0
     assert model.score_batch([], [], None) == []
+
+
+def fake_hub_cache(hf_home: Path, repo_id: str, files: dict[str, Path]) -> None:
+    """``files`` laid out as the Hugging Face cache keeps a downloaded snapshot."""
+    commit = "0" * 40
+    repo = hf_home / "hub" / f"models--{repo_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    for name, source in files.items():
+        target = repo / "snapshots" / commit / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+
+
+LOAD_AND_SCORE = """
+import sys
+from bleustream.comet import load_model
+model = load_model(sys.argv[1])
+print(model.identity)
+print(repr(model.score_batch(["Hello world."], ["Hallo Welt."], ["Hallo, Welt."])[0]))
+"""
+
+
+def test_model_and_encoder_ids_from_the_cache_offline(
+    comet_checkpoint: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A model id and its encoder's id, both found in the local cache, with
+    the network off: the same model, the same score as the directory."""
+    checkpoint = comet_checkpoint("regression")
+    encoder = checkpoint / "encoder"
+    copy = copy_checkpoint(checkpoint, tmp_path / "copy")
+    set_encoder(copy / "checkpoints" / "model.ckpt", "test-org/tiny-xlmr")
+    hf_home = tmp_path / "hf"
+    fake_hub_cache(
+        hf_home,
+        "test-org/tiny-comet",
+        {
+            "hparams.yaml": copy / "hparams.yaml",
+            "checkpoints/model.ckpt": copy / "checkpoints" / "model.ckpt",
+        },
+    )
+    fake_hub_cache(hf_home, "test-org/tiny-xlmr", {p.name: p for p in encoder.iterdir()})
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
+    env.pop("HF_HUB_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_AND_SCORE, "test-org/tiny-comet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    identity, score = done.stdout.splitlines()
+    direct = load_model(str(checkpoint))
+    digest = hashlib.sha256((copy / "checkpoints" / "model.ckpt").read_bytes()).hexdigest()[:16]
+    assert identity == direct.identity.replace(direct.signature_fields["digest"], digest)
+    expected = direct.score_batch(["Hello world."], ["Hallo Welt."], ["Hallo, Welt."])[0]
+    assert abs(float(score) - expected) <= 1e-6
+
+
+@pytest.mark.parametrize("device", ["no-such-device", "cuda:99"])
+def test_unusable_device(device: str, comet_checkpoint: Callable[[str], Path]) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_model(str(comet_checkpoint("regression")), device=device)
+    assert str(caught.value).startswith(f"COMET device {device!r} cannot be used: ")
+    assert "\n" not in str(caught.value) and caught.value.status == EXIT_USAGE

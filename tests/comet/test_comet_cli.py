@@ -16,7 +16,7 @@ import pytest
 
 from bleustream.errors import EXIT_DATAERR, EXIT_NOINPUT, EXIT_OK, EXIT_USAGE
 from tests.comet.fake_comet import HOLD_ENV, fake_score, make_checkpoint
-from tests.comet.runs import Set, env_with, err_lines
+from tests.comet.runs import LINES, Set, env_with, err_lines
 from tests.helpers.clirun import assert_clean_stderr, json_records, run
 from tests.helpers.paths import ROOT
 from tests.helpers.waiting import wait_for
@@ -227,3 +227,19 @@ def test_a_signal_during_a_forward_pass_leaves_its_window_out_and_marks_the_scor
 def test_sources_pair_with_lines_so_a_log_input_is_refused(ted: Set) -> None:
     proc = ted.run(ted.ref, "-i", ted.hyp, "-m", "comet", "--input-format", "nbest")
     assert "--input-format nbest" in one_line(proc, EXIT_USAGE)
+
+
+def test_another_model_or_max_length_reads_nothing_old_from_the_cache(ted: Set) -> None:
+    cache = ted.root / "scores.db"
+    args = (ted.ref, "-i", ted.hyp, "-m", "comet", "--comet-cache", cache)
+    assert ted.run(*args).returncode == EXIT_OK
+    ted.forward_passes()
+    shorter = ted.run(*args, "--comet-max-length", "256")
+    assert shorter.returncode == EXIT_OK, shorter.stderr
+    assert sum(ted.forward_passes()) == LINES
+    other = make_checkpoint(ted.root / "other", max_length=512, family="regression")
+    (other / "fake.json").write_text((other / "fake.json").read_text() + " ")  # other weights
+    assert ted.run(*args, model=other).returncode == EXIT_OK
+    assert sum(ted.forward_passes()) == LINES
+    again = ted.run(*args)
+    assert "120 segment scores read back, 0 scored" in again.stderr.decode()

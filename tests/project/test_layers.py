@@ -52,6 +52,8 @@ ALLOWED: Mapping[str, frozenset[str]] = {
     "tokenizers": frozenset({"base"}),
     "metrics": frozenset({"base", "tokenizers"}),
     "inputs": frozenset({"base", "tokenizers", "metrics"}),
+    # COMET's models, on the base alone (the metrics layer's level).
+    "comet": frozenset({"base"}),
     "output": frozenset({"base", "tokenizers", "metrics"}),
     "significance": frozenset({"base", "tokenizers", "metrics"}),
     "parallel": frozenset({"base", "tokenizers", "metrics", "inputs"}),

@@ -205,3 +205,65 @@ def test_what_a_model_says_of_itself(name: str, comet_checkpoint: Callable[[str]
     assert model.name == str(checkpoint)
     assert model.forward_passes == 0 and model.truncated() == 0
     assert model.score_batch([], [], None) == []
+
+
+def fake_hub_cache(hf_home: Path, repo_id: str, files: dict[str, Path]) -> None:
+    """``files`` laid out as the Hugging Face cache keeps a downloaded snapshot."""
+    commit = "0" * 40
+    repo = hf_home / "hub" / f"models--{repo_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    for name, source in files.items():
+        target = repo / "snapshots" / commit / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+
+
+LOAD_AND_SCORE = """
+import sys
+from bleustream.comet import load_model
+model = load_model(sys.argv[1])
+print(model.identity)
+print(repr(model.score_batch(["Hello world."], ["Hallo Welt."], ["Hallo, Welt."])[0]))
+"""
+
+
+def test_model_and_encoder_ids_from_the_cache_offline(
+    comet_checkpoint: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A model id and its encoder's id, both found in the local cache, with
+    the network off: the same model, the same score as the directory."""
+    checkpoint = comet_checkpoint("regression")
+    encoder = checkpoint / "encoder"
+    hparams = tmp_path / "hparams.yaml"
+    hparams.write_text(
+        "\n".join(
+            "pretrained_model: test-org/tiny-xlmr" if line.startswith("pretrained_model:") else line
+            for line in (checkpoint / "hparams.yaml").read_text(encoding="utf-8").splitlines()
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    hf_home = tmp_path / "hf"
+    fake_hub_cache(
+        hf_home,
+        "test-org/tiny-comet",
+        {"hparams.yaml": hparams, "checkpoints/model.ckpt": checkpoint / "checkpoints/model.ckpt"},
+    )
+    fake_hub_cache(hf_home, "test-org/tiny-xlmr", {p.name: p for p in encoder.iterdir()})
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
+    env.pop("HF_HUB_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_AND_SCORE, "test-org/tiny-comet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    identity, score = done.stdout.splitlines()
+    direct = load_model(str(checkpoint))
+    assert identity == direct.identity
+    expected = direct.score_batch(["Hello world."], ["Hallo Welt."], ["Hallo, Welt."])[0]
+    assert float(score) == expected

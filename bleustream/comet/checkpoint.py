@@ -28,6 +28,46 @@ FAMILIES = {
     "unified_metric": "unified",
     "xcomet_metric": "unified",
 }
+# The defaults of each class's hyper-parameters that decide a score, for a
+# checkpoint that does not save them (unbabel-comet's classes' own).
+_REGRESSION = {
+    "encoder_model": "XLM-RoBERTa",
+    "pretrained_model": "xlm-roberta-large",
+    "pool": "avg",
+    "layer": "mix",
+    "layer_transformation": "softmax",
+    "layer_norm": True,
+    "hidden_sizes": [3072, 1024],
+    "activations": "Tanh",
+    "final_activation": None,
+}
+_UNIFIED = {
+    **_REGRESSION,
+    "pretrained_model": "microsoft/infoxlm-large",
+    "layer_transformation": "sparsemax",
+    "sent_layer": "mix",
+    "word_layer": 24,
+    "input_segments": ["mt", "src", "ref"],
+    "word_level_training": False,
+    "error_labels": ["minor", "major"],
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "regression_metric": _REGRESSION,
+    "referenceless_regression_metric": {**_REGRESSION, "hidden_sizes": [2048, 1024]},
+    "unified_metric": _UNIFIED,
+    "xcomet_metric": {
+        **_UNIFIED,
+        "encoder_model": "XLM-RoBERTa-XL",
+        "pretrained_model": "facebook/xlm-roberta-xl",
+        "layer_norm": False,
+        "word_layer": 36,
+        "hidden_sizes": [2560, 1280],
+        "word_level_training": True,
+        "error_labels": ["minor", "major", "critical"],
+    },
+}
+# Where PyTorch Lightning keeps the hyper-parameters in a checkpoint, oldest first.
+HPARAMS_KEYS = ("hparams", "module_arguments", "hyper_parameters")
 DIGEST_HEX = 16  # the digest of model.ckpt named in identities and signatures
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 
@@ -38,7 +78,7 @@ class Checkpoint:
 
     name: str  # what the user gave
     path: Path  # model.ckpt
-    hparams: dict[str, Any]
+    hparams: dict[str, Any]  # what decides the model: the checkpoint's, over the defaults
     class_identifier: str
     digest: str  # sha256 of model.ckpt, its first DIGEST_HEX hex digits
     state_dict: dict[str, Any]
@@ -99,7 +139,10 @@ def digest_of(path: Path) -> str:
 
 
 def read_hparams(model: str, ckpt: Path) -> dict[str, Any]:
-    """``hparams.yaml`` of the checkpoint directory (beside ``checkpoints/``)."""
+    """``hparams.yaml`` of the checkpoint directory (beside ``checkpoints/``).
+
+    unbabel-comet takes only the class from it: the model is built from the
+    hyper-parameters saved in ``model.ckpt`` (see ``read_checkpoint``)."""
     yaml = require_comet_extra("yaml")
     hparams_file = ckpt.resolve().parents[1] / "hparams.yaml"
     if not hparams_file.is_file():
@@ -120,8 +163,8 @@ def read_hparams(model: str, ckpt: Path) -> dict[str, Any]:
     return hparams
 
 
-def read_state_dict(model: str, ckpt: Path) -> dict[str, Any]:
-    """The weights of ``model.ckpt``, read as weights only."""
+def read_ckpt(model: str, ckpt: Path) -> dict[str, Any]:
+    """``model.ckpt``, read as weights only: its weights and hyper-parameters."""
     torch = require_comet_extra("torch")
     try:
         loaded = torch.load(ckpt, map_location="cpu", weights_only=True, mmap=True)
@@ -131,7 +174,23 @@ def read_state_dict(model: str, ckpt: Path) -> dict[str, Any]:
     state = loaded.get("state_dict") if isinstance(loaded, dict) else None
     if not isinstance(state, dict) or not state:
         raise corrupt(model, f"{ckpt.name} holds no state_dict")
-    return state
+    return loaded
+
+
+def model_hparams(model: str, class_identifier: str, loaded: dict[str, Any]) -> dict[str, Any]:
+    """The hyper-parameters unbabel-comet builds the model with: those saved
+    in the checkpoint over the class's defaults; a ``sparsemax_patch`` layer
+    mix runs softmax, as unbabel-comet 2.2.7 runs it."""
+    hparams = dict(DEFAULTS[class_identifier])
+    for key in HPARAMS_KEYS:
+        saved = loaded.get(key) or {}
+        if not isinstance(saved, dict):
+            raise corrupt(model, f"model.ckpt: {key} is not a mapping")
+        hparams.update(saved)
+    if hparams.get("layer_transformation") == "sparsemax_patch":
+        hparams["layer_transformation"] = "softmax"
+    hparams["class_identifier"] = class_identifier
+    return hparams
 
 
 def read_checkpoint(model: str, local_only: bool = True) -> Checkpoint:
@@ -139,12 +198,13 @@ def read_checkpoint(model: str, local_only: bool = True) -> Checkpoint:
     ckpt = checkpoint_file(model, local_only)
     if not ckpt.is_file():
         raise ModelError(f"COMET model {model}: {ckpt} is missing")
-    hparams = read_hparams(model, ckpt)
+    identifier = read_hparams(model, ckpt)["class_identifier"]
+    loaded = read_ckpt(model, ckpt)
     return Checkpoint(
         name=model,
         path=ckpt,
-        hparams=hparams,
-        class_identifier=hparams["class_identifier"],
+        hparams=model_hparams(model, identifier, loaded),
+        class_identifier=identifier,
         digest=digest_of(ckpt),
-        state_dict=read_state_dict(model, ckpt),
+        state_dict=loaded["state_dict"],
     )

@@ -125,12 +125,12 @@ class Encoder:
 
     def __init__(self, ckpt: Checkpoint, local_only: bool) -> None:
         hparams = ckpt.hparams
-        name = hparams.get("encoder_model", "XLM-RoBERTa")
+        name = hparams["encoder_model"]
         if name not in ENCODERS:
             known = ", ".join(ENCODERS)
             raise corrupt(ckpt.name, f"encoder {name!r} is not supported (supported: {known})")
         config_name, model_name, tokenizer_source = ENCODERS[name]
-        pretrained = str(hparams.get("pretrained_model", "xlm-roberta-large"))
+        pretrained = str(hparams["pretrained_model"])
         config = from_pretrained(
             getattr(transformers, config_name), ckpt.name, "configuration", pretrained, local_only
         )

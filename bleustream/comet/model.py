@@ -36,20 +36,20 @@ class Network(nn.Module):
         hp = ckpt.hparams
         self.encoder = nn.Module()
         self.encoder.model = encoder.model
-        layer = hp.get("sent_layer", hp.get("layer", "mix"))
+        layer = hp["sent_layer"] if ckpt.family == "unified" else hp["layer"]
         self.layerwise_attention = None
         if layer == "mix":
             self.layerwise_attention = heads.LayerwiseAttention(
                 encoder.num_layers,
-                bool(hp.get("layer_norm", True)),
-                str(hp.get("layer_transformation", "softmax")),
+                bool(hp["layer_norm"]),
+                str(hp["layer_transformation"]),
             )
         in_dim = {"regression": 6, "referenceless": 4, "unified": 1}[ckpt.family]
         self.estimator = heads.FeedForward(
             encoder.hidden_size * in_dim,
-            list(hp.get("hidden_sizes", [3072, 1024])),
-            str(hp.get("activations", "Tanh")),
-            hp.get("final_activation"),
+            list(hp["hidden_sizes"]),
+            str(hp["activations"]),
+            hp["final_activation"],
         )
         self.hidden2tag = None
         if word_level(ckpt):
@@ -60,19 +60,21 @@ class Network(nn.Module):
 def word_level(ckpt: Checkpoint) -> bool:
     if ckpt.class_identifier == "xcomet_metric":
         return True
-    return ckpt.family == "unified" and bool(ckpt.hparams.get("word_level_training", False))
+    return ckpt.family == "unified" and bool(ckpt.hparams["word_level_training"])
 
 
 def error_labels(ckpt: Checkpoint) -> list[str]:
     if ckpt.class_identifier == "xcomet_metric":
         return ["minor", "major", "critical"]
-    return list(ckpt.hparams.get("error_labels", ["minor", "major"]))
+    return list(ckpt.hparams["error_labels"]) if ckpt.family == "unified" else []
 
 
 def input_segments(ckpt: Checkpoint) -> list[str]:
     if ckpt.class_identifier == "xcomet_metric":
         return ["mt", "src", "ref"]
-    return list(ckpt.hparams.get("input_segments", ["mt", "src", "ref"]))
+    if ckpt.family == "unified":
+        return list(ckpt.hparams["input_segments"])
+    return ["mt", "src", "ref"] if ckpt.family == "regression" else ["mt", "src"]
 
 
 def load_weights(ckpt: Checkpoint, network: Network) -> None:
@@ -198,7 +200,7 @@ class CometModel:
         mask = batch.attention_mask.to(self.device)
         encoded = self.encoder.forward(input_ids, mask)
         embeddings = self.layer_embeddings(encoded, mask)
-        how = str(self.checkpoint.hparams.get("pool", "avg"))
+        how = str(self.checkpoint.hparams["pool"])
         return heads.pool(how, encoded, embeddings, input_ids, mask, self.encoder.pad_id)
 
     def layer_embeddings(self, encoded: dict[str, Any], mask: torch.Tensor) -> torch.Tensor:
@@ -206,7 +208,7 @@ class CometModel:
         if self.network.layerwise_attention is not None:
             return self.network.layerwise_attention(encoded["all_layers"], mask)
         hp = self.checkpoint.hparams
-        layer = hp.get("sent_layer", hp.get("layer"))
+        layer = hp["sent_layer"] if self.family == "unified" else hp["layer"]
         if not isinstance(layer, int) or not 0 <= layer < self.encoder.num_layers:
             raise corrupt(self.name, f"hparams.yaml: invalid encoder layer {layer!r}")
         return encoded["all_layers"][layer]
@@ -267,7 +269,7 @@ class CometModel:
         encoded = self.encoder.forward(input_ids, mask)
         logits = None
         if self.network.hidden2tag is not None:
-            layer = self.checkpoint.hparams.get("word_layer", 24)
+            layer = self.checkpoint.hparams["word_layer"]
             if not isinstance(layer, int) or not 0 <= layer < self.encoder.num_layers:
                 raise corrupt(self.name, f"hparams.yaml: invalid word_layer {layer!r}")
             logits = self.network.hidden2tag(encoded["all_layers"][layer])

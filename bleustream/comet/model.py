@@ -19,6 +19,7 @@ from bleustream.comet import heads
 from bleustream.comet.checkpoint import Checkpoint, read_checkpoint
 from bleustream.comet.encoder import Batch, Encoder
 from bleustream.comet.errors import corrupt
+from bleustream.errors import UsageError
 
 PRECISION = "fp32"
 # unbabel-comet's XCOMET: the weights of the three regression scores and of
@@ -104,8 +105,7 @@ class CometModel:
         self.network = Network(ckpt, self.encoder)
         load_weights(ckpt, self.network)
         ckpt.state_dict = {}  # the network holds the weights now
-        self.device = torch.device(device)
-        self.network.to(self.device).eval()
+        self.device = place(self.network, device)
         own = self.encoder.max_positions - 2  # what unbabel-comet's tokenizer call keeps
         self.max_length = own if max_length is None else max(1, min(max_length, own))
         self.word_level = word_level(ckpt)
@@ -178,8 +178,12 @@ class CometModel:
         key = (tuple(sources), tuple(hypotheses), None if references is None else tuple(references))
         if self._last is not None and self._last[0] == key:
             return self._last[1]
+        if len(sources) != len(hypotheses) or (
+            references is not None and len(references) != len(hypotheses)
+        ):
+            raise ValueError("score_batch: sources, hypotheses and references differ in length")
         if references is None and self.needs_references:
-            raise ValueError(f"COMET model {self.name} needs references")
+            raise UsageError(f"COMET model {self.name} needs references")
         src, mt = [str(s) for s in sources], [str(h) for h in hypotheses]
         ref = None if references is None else [str(r) for r in references]
         with torch.inference_mode():
@@ -357,6 +361,18 @@ def mqm_scores(spans: list[list[dict[str, Any]]]) -> torch.Tensor:
         min(25, sum(MQM_PENALTY.get(span["severity"], 0) for span in row)) for row in spans
     ]
     return (torch.tensor(penalties) * -1 + 25) / 25
+
+
+def place(network: nn.Module, device: str) -> torch.device:
+    """The network moved to ``device`` in inference mode; a device PyTorch
+    does not know or cannot reach is a usage error."""
+    try:
+        where = torch.device(device)
+        network.to(where).eval()
+    except (RuntimeError, AssertionError, ValueError) as exc:
+        problem = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"COMET device {device!r} cannot be used: {problem}") from None
+    return where
 
 
 def load(model: str, *, device: str, max_length: int | None, local_only: bool) -> CometModel:

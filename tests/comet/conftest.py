@@ -13,6 +13,15 @@ import pytest
 from tests.helpers.comet_checkpoints import build_checkpoint
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread() -> None:
+    """One intra-op thread: on a busy machine PyTorch's OpenMP threads spin
+    against each other (a small model ran 20 times slower with two); the
+    oracle's processes run with one too (``OMP_NUM_THREADS``)."""
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+
+
 @pytest.fixture(scope="session")
 def comet_checkpoint() -> Callable[[str], Path]:
     """The checkpoint directory of a spec of ``SPECS`` (``"regression"``...)."""

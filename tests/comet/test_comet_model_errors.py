@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bleustream.comet import ModelError, load_model
-from bleustream.errors import EXIT_DATAERR, EXIT_NOINPUT
+from bleustream.errors import EXIT_DATAERR, EXIT_NOINPUT, EXIT_USAGE, UsageError
 
 
 def copy_checkpoint(source: Path, target: Path) -> Path:
@@ -267,4 +267,12 @@ def test_model_and_encoder_ids_from_the_cache_offline(
     digest = hashlib.sha256((copy / "checkpoints" / "model.ckpt").read_bytes()).hexdigest()[:16]
     assert identity == direct.identity.replace(direct.signature_fields["digest"], digest)
     expected = direct.score_batch(["Hello world."], ["Hallo Welt."], ["Hallo, Welt."])[0]
-    assert float(score) == expected
+    assert abs(float(score) - expected) <= 1e-6
+
+
+@pytest.mark.parametrize("device", ["no-such-device", "cuda:99"])
+def test_unusable_device(device: str, comet_checkpoint: Callable[[str], Path]) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_model(str(comet_checkpoint("regression")), device=device)
+    assert str(caught.value).startswith(f"COMET device {device!r} cannot be used: ")
+    assert "\n" not in str(caught.value) and caught.value.status == EXIT_USAGE

@@ -11,7 +11,8 @@ mean) within 1e-6, the error spans equal (text, severity, offsets; their
 confidence within 1e-6).
 
 The inputs include lines longer than the small encoder takes (126 tokens):
-cut as unbabel-comet cuts them, and counted by ``truncated()``.
+cut as unbabel-comet cuts them, and counted by ``truncated()``; and an
+empty hypothesis.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ class Case:
 
         src, hyp = lines(self.src), lines(self.hyp)
         ref = None if self.ref is None else lines(self.ref)
-        # One hypothesis past the encoder's length, with its segment's source and reference.
-        hyp[1] = LONG_LINE
+        # One hypothesis past the encoder's length, and an empty one.
+        hyp[1], hyp[2] = LONG_LINE, ""
         return src, hyp, ref
 
 

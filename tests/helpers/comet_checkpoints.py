@@ -156,7 +156,13 @@ def cache_key(name: str) -> str:
 
 def run_oracle(*args: str) -> None:
     """``comet_oracle_side.py ARGS`` in the oracle venv, offline."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     env.pop("PYTHONPATH", None)
     done = subprocess.run(
         [oracle_python(), str(ORACLE_SIDE), *args],

@@ -10,6 +10,8 @@ Imported only when a model runs (it imports torch and transformers).
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,19 @@ def tokenizer_class() -> Any:
     return getattr(transformers, "XLMRobertaTokenizerFast", None) or (
         transformers.XLMRobertaTokenizer
     )
+
+
+def no_init_weights() -> Any:
+    """transformers' context that skips the random initialisation of a
+    model's weights (seconds to minutes for a large encoder), or none."""
+    for module in ("transformers.initialization", "transformers.modeling_utils"):
+        try:
+            context = getattr(importlib.import_module(module), "no_init_weights", None)
+        except ImportError:
+            continue
+        if context is not None:
+            return context()
+    return contextlib.nullcontext()
 
 
 def tokenizer_json(source: str) -> str | None:
@@ -141,7 +156,8 @@ class Encoder:
         self.tokenizer = Tokenizer(hf_tokenizer, source)
         model_class = getattr(transformers, model_name)
         kwargs = {} if name == "MiniLM" else {"add_pooling_layer": False}
-        self.model = model_class(config, **kwargs)
+        with no_init_weights():  # every weight comes from the checkpoint
+            self.model = model_class(config, **kwargs)
         self.uses_bert = name == "MiniLM"
         self.pad_id = hf_tokenizer.pad_token_id
         self.cls_id = hf_tokenizer.cls_token_id

@@ -39,7 +39,6 @@ from bleustream.metrics.scores import COMMON_SHORT, signature_text
 from bleustream.metrics.stats_record import record_object
 
 FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
-KINDS = ("segment", "running", "document", "corpus")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,10 @@ empty hypothesis.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +30,7 @@ import pytest
 
 from bleustream.comet import load_model
 from tests.conftest import REAL_DATA, read_segments
-from tests.helpers.comet_checkpoints import oracle_scores
+from tests.helpers.comet_checkpoints import hf_home, oracle_scores
 
 TOLERANCE = 1e-6
 FAST_SEGMENTS = 150  # of each set in the fast runs; the slow sweep takes all
@@ -208,3 +212,48 @@ def test_max_length_cuts_shorter(comet_checkpoint: Callable[[str], Path]) -> Non
     assert full.score_batch(src, hyp, ref) != short.score_batch(src, hyp, ref)
     assert short.truncated() > full.truncated() >= 1
     assert load_model(str(checkpoint), max_length=10_000).max_length == 126
+
+
+OURS_IN_A_CHILD = """
+import json, sys
+import torch
+torch.set_num_threads(1)
+from bleustream.comet import load_model
+checkpoint, data_file, out_file = sys.argv[1:]
+data = json.load(open(data_file, encoding="utf-8"))
+model = load_model(checkpoint)
+scores = []
+for start in range(0, len(data["mt"]), 16):
+    part = slice(start, start + 16)
+    scores += model.score_batch(data["src"][part], data["mt"][part], data["ref"][part])
+json.dump({"scores": scores, "truncated": model.truncated()}, open(out_file, "w"))
+"""
+
+
+def test_minilm_encoder_equals_unbabel_comet(
+    comet_checkpoint: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """unbabel-comet's MiniLM encoder (eamt22-cometinho-da's kind): a BERT
+    whose tokenizer is xlm-roberta-base's, from the Hugging Face cache; here
+    a cache of the checkpoint's own, used offline by both sides."""
+    checkpoint = comet_checkpoint("minilm")
+    home = hf_home(checkpoint)
+    assert home is not None
+    src, hyp, ref = CASES["regression"].read(FAST_SEGMENTS)
+    expected = oracle_scores(checkpoint, src, hyp, ref, tmp_path)
+    data_file, out_file = tmp_path / "in.json", tmp_path / "out.json"
+    data_file.write_text(json.dumps({"src": src, "mt": hyp, "ref": ref}), encoding="utf-8")
+    env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    env.pop("HF_HUB_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", OURS_IN_A_CHILD, str(checkpoint), str(data_file), str(out_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(out_file.read_text(encoding="utf-8"))
+    assert_parity(expected, got["scores"], [[] for _ in hyp])
+    assert got["truncated"] >= 1

@@ -58,16 +58,19 @@ def train_tokenizer(spec: dict, enc_dir: Path) -> int:
 def save_encoder(spec: dict, enc_dir: Path, vocab: int) -> None:
     import torch
     from transformers import (
+        BertConfig,
+        BertModel,
         XLMRobertaConfig,
         XLMRobertaModel,
         XLMRobertaXLConfig,
         XLMRobertaXLModel,
     )
 
-    xl = spec["encoder_model"] == "XLM-RoBERTa-XL"
-    config_class, model_class = (
-        (XLMRobertaXLConfig, XLMRobertaXLModel) if xl else (XLMRobertaConfig, XLMRobertaModel)
-    )
+    config_class, model_class = {
+        "XLM-RoBERTa": (XLMRobertaConfig, XLMRobertaModel),
+        "XLM-RoBERTa-XL": (XLMRobertaXLConfig, XLMRobertaXLModel),
+        "MiniLM": (BertConfig, BertModel),
+    }[spec["encoder_model"]]
     config = config_class(
         vocab_size=vocab,
         hidden_size=spec["hidden"],
@@ -80,8 +83,26 @@ def save_encoder(spec: dict, enc_dir: Path, vocab: int) -> None:
         eos_token_id=2,
     )
     torch.manual_seed(spec["seed"])
-    model = model_class(config, add_pooling_layer=False)
+    # unbabel-comet's MiniLM keeps BERT's pooler; its XLM-R encoders have none.
+    kwargs = {} if spec["encoder_model"] == "MiniLM" else {"add_pooling_layer": False}
+    model = model_class(config, **kwargs)
     model.save_pretrained(enc_dir)
+
+
+def cache_as_xlmr_base(enc_dir: Path) -> None:
+    """The tokenizer, as the cached copy of ``xlm-roberta-base`` (where
+    unbabel-comet's MiniLM encoder takes its tokenizer from) in ``$HF_HOME``."""
+    import shutil
+
+    repo = Path(os.environ["HF_HOME"]) / "hub" / "models--xlm-roberta-base"
+    commit = "0" * 40
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(enc_dir / name, snapshot / name)
+    shutil.copy(enc_dir / "sentencepiece.bpe.model", snapshot / "sentencepiece.bpe.model")
 
 
 def comet_model(spec: dict, enc_dir: Path):
@@ -116,6 +137,8 @@ def build(spec_file: str, out: str) -> None:
     enc_dir = out_dir / "encoder"
     enc_dir.mkdir(parents=True)
     save_encoder(spec, enc_dir, train_tokenizer(spec, enc_dir))
+    if spec["encoder_model"] == "MiniLM":
+        cache_as_xlmr_base(enc_dir)
     model = comet_model(spec, enc_dir)
     hparams = dict(model.hparams)
     hparams["load_pretrained_weights"] = False

@@ -19,7 +19,6 @@ import logging
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 import bleustream
 from tests.dropin import sacrebleu_user
+from tests.dropin.child import run_child as _child
 from tests.helpers.adversarial import Adversary
 from tests.helpers.paths import ROOT
 
@@ -39,27 +39,12 @@ def _corpus(seed: int, n: int = 60, n_refs: int = 2) -> tuple[list[str], list[li
     return list(hyps), [list(stream) for stream in streams]
 
 
-def _child(code: str, *args: str, env: dict[str, str] | None = None) -> Any:
-    """Runs ``code`` in a fresh interpreter at the repository root; its
-    stdout's last line, read as JSON."""
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def _same_vars(ours: Any, theirs: Any) -> None:
-    """SacreBLEU's attributes, in its order and with its values, then bleustream's two."""
-    mine = vars(ours)
-    assert list(mine)[: len(vars(theirs))] == list(vars(theirs))
-    assert {key: mine[key] for key in vars(theirs)} == vars(theirs)
-    assert list(mine)[len(vars(theirs)) :] in ([], ["stats", "signature"])
+    """SacreBLEU's attributes alone, in its order and with its values
+    (bleustream's ``stats`` and ``signature`` are slots, outside ``vars()``)."""
+    assert list(vars(ours)) == list(vars(theirs))
+    assert vars(ours) == vars(theirs)
+    assert isinstance(ours.stats, tuple) and isinstance(ours.signature, str)
 
 
 # -- the crashes, through the paths a user writes ---------------------------------
@@ -175,7 +160,8 @@ hyps, refs = json.loads(sys.argv[1])
 out = []
 for metric in (BLEU(), CHRF(word_order=2), TER()):
     score = metric.corpus_score(hyps, refs, n_bootstrap=int(sys.argv[2]))
-    out.append([score.score, score._mean, score._ci, str(metric.get_signature()), str(score)])
+    out.append([score.score, float(score._mean), float(score._ci), type(score._ci).__name__,
+                str(metric.get_signature()), str(score)])
 print(json.dumps([out, "bleustream.api" in sys.modules]))
 """
 
@@ -192,9 +178,12 @@ def test_bootstrap_from_the_classes_imported_alone(seed: str | None, monkeypatch
         monkeypatch.setenv("SACREBLEU_SEED", seed)
     got, api_loaded = _child(BOOTSTRAP, json.dumps([hyps, refs]), "25", env=env)
     assert api_loaded is False
-    for (score, mean, ci, signature, text), metric in zip(got, (BLEU(), CHRF(word_order=2), TER())):
+    for (score, mean, ci, kind, signature, text), metric in zip(
+        got, (BLEU(), CHRF(word_order=2), TER())
+    ):
         theirs = metric.corpus_score(hyps, refs, n_bootstrap=25)
         assert (score, mean, ci) == (theirs.score, float(theirs._mean), float(theirs._ci))
+        assert kind == type(theirs._ci).__name__  # float32 for chrF and TER
         want = str(metric.get_signature())
         assert f"|bs:25|seed:{seed or 12345}|" in want  # the oracle's own text
         assert signature.rsplit("|version:", 1)[0] == want.rsplit("|version:", 1)[0]
@@ -557,6 +546,7 @@ import json, sys
 import bleustream
 bleustream.install_as_sacrebleu()
 from tests.dropin import sacrebleu_user
+from tests.dropin.child import run_child as _child
 hyps, refs = json.loads(sys.argv[1])
 print(json.dumps([sacrebleu_user.run_all(hyps, refs), sacrebleu_user.scb.corpus_bleu.__module__]))
 """

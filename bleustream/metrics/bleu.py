@@ -599,17 +599,3 @@ count_lines = None if native is None else c_count_lines
 sum_lines = None if native is None else c_sum_lines
 score_objects = None if native is None else c_score_objects
 score_values = None if native is None else c_score_values
-
-
-# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above),
-# ``BLEU`` (``from bleustream.metrics.bleu import BLEU``) and ``BLEUSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("BLEU", "BLEUSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    if name == "MAX_NGRAM_ORDER":  # SacreBLEU's name of the default
-        return DEFAULT_MAX_ORDER
-    raise AttributeError(f"module 'bleustream.metrics.bleu' has no attribute {name!r}")

@@ -682,15 +682,3 @@ count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is N
 # The batches (a sentence_scores call's rows and score objects) are C only.
 count_lines = None if native is None else c_count_lines
 score_objects = None if native is None else c_score_objects
-
-
-# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above),
-# ``CHRF`` (``from bleustream.metrics.chrf import CHRF``) and ``CHRFSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("CHRF", "CHRFSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    raise AttributeError(f"module 'bleustream.metrics.chrf' has no attribute {name!r}")

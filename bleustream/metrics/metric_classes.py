@@ -37,6 +37,8 @@ from bleustream.metrics.arguments import (
 from bleustream.metrics.protocol import Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
+from bleustream.tokenizers.objects import BaseTokenizer, TercomTokenizer
+from bleustream.tokenizers.objects import made as tokenizer_object
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     LANGUAGE_TOKENIZERS,
@@ -44,32 +46,6 @@ from bleustream.tokenizers.registry import (
     tokenizer_advice,
     tokenizer_signature,
 )
-from bleustream.tokenizers.tokenizer_base import BaseTokenizer
-
-# SacreBLEU's tokenizer class of each name (its ``metrics.bleu._TOKENIZERS``),
-# module and class under ``bleustream.tokenizers``.
-TOKENIZER_CLASSES = {
-    "none": "tokenizer_none.NoneTokenizer",
-    "zh": "tokenizer_zh.TokenizerZh",
-    "13a": "tokenizer_13a.Tokenizer13a",
-    "intl": "tokenizer_intl.TokenizerV14International",
-    "char": "tokenizer_char.TokenizerChar",
-    "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
-    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
-    "spm": "tokenizer_spm.TokenizerSPM",
-    "flores101": "tokenizer_spm.Flores101Tokenizer",
-    "flores200": "tokenizer_spm.Flores200Tokenizer",
-    "spBLEU-1K": "tokenizer_spm.spBLEU1KTokenizer",
-}
-
-
-def tokenizer_object(name: str) -> BaseTokenizer:
-    """SacreBLEU's tokenizer object of tokenizer ``name`` (its class imported when asked for)."""
-    import importlib
-
-    module, cls = TOKENIZER_CLASSES[name].rsplit(".", 1)
-    made: BaseTokenizer = getattr(importlib.import_module(f"bleustream.tokenizers.{module}"), cls)()
-    return made
 
 
 def _warn(message: str, *args: Any) -> None:
@@ -486,8 +462,6 @@ class TER(Metric):
         """SacreBLEU's ``TercomTokenizer`` of the settings (made when first asked for)."""
         made = self.__dict__.get("_tokenizer")
         if made is None:
-            from bleustream.tokenizers.tokenizer_ter import TercomTokenizer
-
             made = self.__dict__["_tokenizer"] = TercomTokenizer(
                 self.normalized, self.no_punct, self.asian_support, self.case_sensitive
             )

@@ -274,15 +274,3 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     from bleustream.metrics.array_scores import ter_rows
 
     return ter_rows(sums, settings)
-
-
-# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` (imported above),
-# ``TER`` (``from bleustream.metrics.ter import TER``) and ``TERSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("TER", "TERSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    raise AttributeError(f"module 'bleustream.metrics.ter' has no attribute {name!r}")

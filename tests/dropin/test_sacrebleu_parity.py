@@ -27,7 +27,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 import bleustream
-import bleustream.compat as ours_compat
+import bleustream.sacrebleu.compat as ours_compat
 from bleustream.metrics import BLEU as OurBLEU
 from bleustream.metrics import CHRF as OurCHRF
 from bleustream.metrics import TER as OurTER
@@ -401,8 +401,8 @@ def test_metric_objects_pickle_through_a_spawn_pool(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got.pop("parent") == "bleustream.sacrebleu_api"
-    assert got.pop("children") == ["bleustream.sacrebleu_api"]
+    assert got.pop("parent") == "bleustream.sacrebleu"
+    assert got.pop("children") == ["bleustream.sacrebleu"]
     logging.disable(logging.WARNING)
     try:
         metrics = (BLEU(tokenize="intl"), CHRF(word_order=2), TER(normalized=True), BLEU())

@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Callable, NamedTuple
 
 from bleustream.kernels import native
@@ -129,33 +130,63 @@ def _rows(
     if threads <= 1 or n < 2:
         return token_rows(hyps, refs, max_order, pad, 0, n)
     cuts = [n * k // threads for k in range(threads + 1)]
-    parts = _pool(threads).map(
-        lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]), range(threads)
-    )
+    with _pool(threads) as pool:
+        parts = list(
+            pool.map(
+                lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]),
+                range(threads),
+            )
+        )
     return [row for part in parts for row in part]
 
 
 # The pool of the last ``threads=N`` batch, kept for the next: a training
 # loop scores a batch every step, and starting threads costs about as much
-# as counting a small batch.  A forked child has none of its threads.
+# as counting a small batch.  Python threads may score batches at once with
+# different N: a batch with another N puts a new pool in the kept one's
+# place, and a pool is shut down once it is neither kept nor in use (its
+# users are counted), never under a batch that is mapping on it.  A forked
+# child has none of the threads.
 _POOL: dict[int, Any] = {}
+_USERS: dict[Any, int] = {}
 _POOL_LOCK = threading.Lock()
+
+
+def _forget_pools() -> None:
+    global _POOL_LOCK
+    _POOL.clear()
+    _USERS.clear()
+    _POOL_LOCK = threading.Lock()  # another thread may have held it at the fork
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_POOL.clear)
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
-def _pool(threads: int) -> Any:
-    """A pool of ``threads`` threads: the kept one, or a new one in its place."""
+@contextmanager
+def _pool(threads: int) -> Iterator[Any]:
+    """A pool of ``threads`` threads, the kept one or a new one in its
+    place, held for the ``with`` block."""
     with _POOL_LOCK:
         pool = _POOL.get(threads)
         if pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             for old in _POOL.values():
-                old.shutdown(wait=False)
+                if old not in _USERS:
+                    old.shutdown(wait=False)
             _POOL.clear()
             pool = _POOL[threads] = ThreadPoolExecutor(threads, thread_name_prefix="token_bleu")
-        return pool
+        _USERS[pool] = _USERS.get(pool, 0) + 1
+    try:
+        yield pool
+    finally:
+        with _POOL_LOCK:
+            _USERS[pool] -= 1
+            if not _USERS[pool]:
+                del _USERS[pool]
+                if _POOL.get(threads) is not pool:
+                    pool.shutdown(wait=False)
 
 
 def _check_pad(pad_id: Any) -> int | None:

@@ -422,6 +422,35 @@ def test_python_threads_at_once_on_shared_inputs() -> None:
     assert results == [[[float.hex(x) for x in want]] * 3] * 4
 
 
+def test_python_threads_with_different_thread_counts_share_the_pool() -> None:
+    """Python threads split a training loop's work, each calling with its
+    own ``threads=``: a call with another N replaces the kept pool while
+    others are mapping on it, and none of them fails or gets another
+    number (a pool shut down under a running batch refused its work)."""
+    rng = np.random.default_rng(11)
+    refs = rng.integers(0, 20, (12, 30))
+    hyps = np.where(rng.random(refs.shape) < 0.3, rng.integers(0, 20, refs.shape), refs)
+    want, _ = oracle(hyps.tolist(), [refs.tolist()])
+    expected = [float.hex(x) for x in want]
+    assert _scores_on_threads(hyps, refs, 1) == expected
+    start = threading.Barrier(6)
+
+    def work(k: int) -> list[list[str] | str]:
+        start.wait()
+        found: list[list[str] | str] = []
+        for j in range(50):
+            try:
+                found.append(_scores_on_threads(hyps, refs, 2 + (j + k) % 3))
+            except RuntimeError as exc:
+                found.append(str(exc))
+        return found
+
+    with ThreadPoolExecutor(6) as pool:
+        results = [result for part in pool.map(work, range(6)) for result in part]
+    assert [r for r in results if r != expected] == []
+    assert len(results) == 300
+
+
 def _scores_on_threads(hyps: Any, refs: Any, threads: int) -> list[str]:
     return [float.hex(x) for x in bleustream.token_bleu(hyps, [refs], threads=threads)]
 

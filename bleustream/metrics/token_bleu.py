@@ -27,7 +27,7 @@ from typing import Any, Callable, NamedTuple
 from bleustream.kernels import native
 from bleustream.metrics import bleu
 from bleustream.metrics.ngrams import segment_row
-from bleustream.metrics.token_ids import IdStream, id_stream
+from bleustream.metrics.token_ids import IdStream, id_stream, int_of
 
 Row = tuple[int, ...]
 Stream = tuple[Any, array, array]
@@ -87,15 +87,28 @@ def settings_of(
     """BLEU's settings for token ids: ``tokenize="none"``, SacreBLEU's keywords."""
     if bleu.SMOOTH_DEFAULTS.get(smooth_method) is None:
         smooth_value = None  # SacreBLEU ignores a value given to a method that takes none
-    if type(max_ngram_order) is not int or not 1 <= max_ngram_order <= bleu.MAX_ORDER:
-        raise ValueError(f"max_ngram_order must be an int from 1 to {bleu.MAX_ORDER}")
+    order = _whole(max_ngram_order, "max_ngram_order", bleu.MAX_ORDER)
     return bleu.Settings(
         tokenize="none",
         smooth_method=smooth_method,
         smooth_value=smooth_value,
         effective_order=bool(effective_order),
-        max_order=max_ngram_order,
+        max_order=order,
     )
+
+
+def _whole(value: Any, what: str, most: int | None = None) -> int:
+    """A count given as any integer (an int, a NumPy integer: anything with
+    ``__index__``), at least 1 and at most ``most``; a bool, a float or
+    another number is a ValueError."""
+    try:
+        number = int_of(value)
+    except TypeError:
+        number = 0
+    if not 1 <= number <= (number if most is None else most):
+        bounds = "of at least 1" if most is None else f"from 1 to {most}"
+        raise ValueError(f"{what} must be an int {bounds}, not {value!r}")
+    return number
 
 
 def _streams(
@@ -192,9 +205,10 @@ def _pool(threads: int) -> Iterator[Any]:
 def _check_pad(pad_id: Any) -> int | None:
     if pad_id is None:
         return None
-    if isinstance(pad_id, bool) or not hasattr(type(pad_id), "__index__"):
-        raise TypeError(f"pad_id must be an int, not {type(pad_id).__name__}")
-    pad = int(pad_id.__index__())
+    try:
+        pad = int_of(pad_id)
+    except TypeError:
+        raise TypeError(f"pad_id must be an int, not {type(pad_id).__name__}") from None
     if not -(2**63) <= pad < 2**63:
         raise ValueError("pad_id must be from -2**63 to 2**63 - 1")
     return pad
@@ -239,8 +253,7 @@ def token_bleu(
     ``use_effective_order=False``).  ``threads=N`` counts on N threads.
     """
     settings = settings_of(smooth_method, smooth_value, effective_order, max_ngram_order)
-    if type(threads) is not int or threads < 1:
-        raise ValueError(f"threads must be an int of at least 1, not {threads!r}")
+    threads = _whole(threads, "threads")
     pad = _check_pad(pad_id)
     hyp_stream, streams = _streams(hyps, refs, lengths, ref_lengths)
     rows = _rows(hyp_stream, streams, settings.max_order, pad, threads)

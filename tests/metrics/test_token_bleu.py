@@ -234,6 +234,55 @@ def test_big_ids_in_arrays() -> None:
     assert_bits(got, want)
 
 
+def test_uint64_ids_past_the_lengths_are_not_read() -> None:
+    """A uint64 id past 2**63 - 1 where no sentence reaches is never read,
+    so it refuses nothing; inside a sentence it is a ValueError (above)."""
+    hyps = [[1, 2, 3], [4, 5]]
+    refs = [[[1, 2, 4], [4, 5]]]
+    want, _ = oracle(hyps, refs)
+    top = 2**64 - 1
+    hyp_array = np.array([[1, 2, 3, top], [4, 5, top, top]], dtype=np.uint64)
+    ref_array = np.array([[1, 2, 4, top], [4, 5, top, 0]], dtype=np.uint64)
+    got = bleustream.token_bleu(
+        hyp_array, [ref_array], lengths=[3, 2], ref_lengths=[np.array([3, 2], np.int64)]
+    )
+    assert_bits(got, want)
+    rows = [np.array(row, dtype=np.uint64) for row in hyp_array]
+    assert_bits(
+        bleustream.token_bleu(rows, [ref_array], lengths=[3, 2], ref_lengths=[[3, 2]]), want
+    )
+    as_ints = [[int(x) for x in row] for row in hyp_array]
+    assert_bits(bleustream.token_bleu(as_ints, [refs[0]], lengths=[3, 2]), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", [">", "<"])
+def test_arrays_in_either_byte_order(dtype: str, order: str) -> None:
+    """Arrays and lengths of either byte order (one of them not this
+    machine's) are read by value: the same scores as SacreBLEU's."""
+    hyps = [[1, 2, 3, 4, 5, 100], [6, 5, 4]]
+    refs = [[[1, 2, 3, 5, 4, 100], [6, 5, 4, 3]]]
+    want, _ = oracle(hyps, refs)
+    kind = np.dtype(dtype).newbyteorder(order)
+    hyp_array = padded(hyps, dtype, 7)[0].astype(kind)
+    ref_array = padded(refs[0], dtype, 7)[0].astype(kind)
+    lengths = np.array([6, 3], dtype=np.dtype("int32").newbyteorder(order))
+    got = bleustream.token_bleu(hyp_array, [ref_array], lengths=lengths, pad_id=7)
+    assert_bits(got, want)
+    strided = np.repeat(hyp_array, 2, axis=1)[:, ::2]
+    assert_bits(bleustream.token_bleu(strided, [ref_array], pad_id=7), want)
+
+
+def test_numpy_integers_as_order_and_threads() -> None:
+    """max_ngram_order and threads of any integer type with __index__."""
+    hyps = [[1, 2, 3, 4, 5], [6, 5, 4, 3, 2, 1]]
+    refs = [[[1, 2, 3, 5, 4], [6, 5, 4, 3, 2]]]
+    want, _ = oracle(hyps, refs, max_order=3)
+    for order, threads in [(np.int64(3), np.int64(2)), (np.uint8(3), np.int32(1))]:
+        got = bleustream.token_bleu(hyps, refs, max_ngram_order=order, threads=threads)
+        assert_bits(got, want)
+
+
 class ArrayOnly:
     """An object with ``__array__`` and no buffer: a PyTorch tensor's way in."""
 
@@ -578,11 +627,25 @@ BAD_CASES: list[tuple[str, Any, Any, dict[str, Any], type, str]] = [
     ("id below int64", [[1], [-(2**63) - 1]], [[[1], [1]]], {}, ValueError, "2**63"),
     ("bool in a tuple", ((1, False),), [[[1]]], {}, TypeError, "bool"),
     ("uint64 past int64", np.array([[2**63]], np.uint64), [GOOD], {}, ValueError, "2**63"),
-    ("big-endian", np.array([[1]], dtype=">i4"), [GOOD], {}, ValueError, "byte order"),
+    (
+        "uint64 past int64 in length",
+        np.array([[1, 2**63]], np.uint64),
+        [GOOD],
+        {},
+        ValueError,
+        "sentence 0",
+    ),
     ("pad float", GOOD, [GOOD], {"pad_id": 1.5}, TypeError, "pad_id"),
     ("pad bool", GOOD, [GOOD], {"pad_id": True}, TypeError, "pad_id"),
     ("pad too big", GOOD, [GOOD], {"pad_id": 2**64}, ValueError, "pad_id"),
     ("threads 0", GOOD, [GOOD], {"threads": 0}, ValueError, "threads"),
+    ("threads bool", GOOD, [GOOD], {"threads": True}, ValueError, "threads"),
+    ("threads float", GOOD, [GOOD], {"threads": 2.0}, ValueError, "threads"),
+    ("threads NumPy float", GOOD, [GOOD], {"threads": np.float64(2)}, ValueError, "threads"),
+    ("threads NumPy bool", GOOD, [GOOD], {"threads": np.True_}, ValueError, "threads"),
+    ("order bool", GOOD, [GOOD], {"max_ngram_order": True}, ValueError, "max_ngram_order"),
+    ("order float", GOOD, [GOOD], {"max_ngram_order": 4.0}, ValueError, "max_ngram_order"),
+    ("order past", GOOD, [GOOD], {"max_ngram_order": np.int64(101)}, ValueError, "1 to 100"),
     ("order 0", GOOD, [GOOD], {"max_ngram_order": 0}, ValueError, "max_ngram_order"),
     ("smoothing", GOOD, [GOOD], {"smooth_method": "max"}, ValueError, "smoothing"),
     ("ref_lengths count", GOOD, [GOOD], {"ref_lengths": [None, None]}, ValueError, "ref_lengths"),

@@ -35,6 +35,7 @@ from bleustream.metrics import token_bleu as token_bleu_module
 from bleustream.metrics.token_bleu import TokenBleu, c_token_rows, py_token_rows
 from bleustream.metrics.token_ids import id_stream
 from tests.conftest import RealSet, read_refs, read_segments
+from tests.helpers.hash_flood import colliding_ids, unigram_bits
 from tests.helpers.paths import ROOT
 
 BIG = 2**63 - 1
@@ -385,6 +386,42 @@ def test_compiled_rows_equal_pure_rows(batch: Any, pad: int | None, order: int) 
     want = py_token_rows(hyp_stream, streams, order, pad, 0, n)
     assert c_token_rows(hyp_stream, streams, order, pad, 0, n) == want
     assert c_token_rows(hyp_stream, streams, order, pad, 1, n) == want[1:]
+
+
+@pytest.mark.parametrize("count", [2_000, 9_000])
+@pytest.mark.parametrize("nrefs", [1, 2])
+@pytest.mark.parametrize("kind", ["one slot", "one run"])
+def test_ids_chosen_to_collide_in_the_hash(count: int, nrefs: int, kind: str) -> None:
+    """Ids a caller chose so that the compiled matcher's unkeyed hash puts
+    them in one slot (each probe walks past all before it), or the
+    references in one run of slots and the hypothesis' absent ids at its
+    start: the numbers are SacreBLEU's, on either path (the time it takes
+    is the benchmark's: bench_token_bleu.py)."""
+    rng = np.random.default_rng(count + nrefs)
+    if kind == "one slot":
+        present = colliding_ids(range(count))
+        absent = colliding_ids(range(count, count + count // 4))
+    else:
+        present = colliding_ids(range(count), 64 - unigram_bits(count))
+        absent = colliding_ids(range(1, count // 4))  # slot 0, the run's start
+    refs = [present]
+    if nrefs == 2:
+        refs.append([present[i] for i in rng.permutation(count)[: count // 2]])
+    hyp = [present[i] for i in rng.permutation(count)] + absent
+    hyp[::7] = absent[: len(hyp[::7])]
+    hyps = [hyp, hyp[: count // 3]]
+    streams = [[ref, ref[: count // 2]] for ref in refs]
+    want, _ = oracle(hyps, streams)
+    assert_bits(bleustream.token_bleu(hyps, streams), want)
+    assert_bits(
+        bleustream.token_bleu(hyps, streams, pad_id=absent[0]),
+        oracle([[t for t in h if t != absent[0]] for h in hyps], streams)[0],
+    )
+    if native is not None:
+        hyp_stream = id_stream(hyps)
+        ref_streams = [id_stream(stream) for stream in streams]
+        want_rows = py_token_rows(hyp_stream, ref_streams, 4, None, 0, 2)
+        assert c_token_rows(hyp_stream, ref_streams, 4, None, 0, 2) == want_rows
 
 
 @pytest.mark.parametrize("order", [1, 4, 9, 40])

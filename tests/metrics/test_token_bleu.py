@@ -35,7 +35,7 @@ from bleustream.metrics import token_bleu as token_bleu_module
 from bleustream.metrics.token_bleu import TokenBleu, c_token_rows, py_token_rows
 from bleustream.metrics.token_ids import id_stream
 from tests.conftest import RealSet, read_refs, read_segments
-from tests.helpers.hash_flood import colliding_ids, unigram_bits
+from tests.helpers.hash_flood import colliding_ids, tuple_colliding_ids, unigram_bits
 from tests.helpers.paths import ROOT
 
 BIG = 2**63 - 1
@@ -390,17 +390,21 @@ def test_compiled_rows_equal_pure_rows(batch: Any, pad: int | None, order: int) 
 
 @pytest.mark.parametrize("count", [2_000, 9_000])
 @pytest.mark.parametrize("nrefs", [1, 2])
-@pytest.mark.parametrize("kind", ["one slot", "one run"])
+@pytest.mark.parametrize("kind", ["one slot", "one run", "one tuple hash"])
 def test_ids_chosen_to_collide_in_the_hash(count: int, nrefs: int, kind: str) -> None:
     """Ids a caller chose so that the compiled matcher's unkeyed hash puts
     them in one slot (each probe walks past all before it), or the
     references in one run of slots and the hypothesis' absent ids at its
-    start: the numbers are SacreBLEU's, on either path (the time it takes
-    is the benchmark's: bench_token_bleu.py)."""
+    start, or so that the pure twin's bigram tuples share one Python hash:
+    the numbers are SacreBLEU's, on either path (the time it takes is the
+    benchmark's: bench_token_bleu.py)."""
     rng = np.random.default_rng(count + nrefs)
     if kind == "one slot":
         present = colliding_ids(range(count))
         absent = colliding_ids(range(count, count + count // 4))
+    elif kind == "one tuple hash":
+        present, absent = np.split(tuple_colliding_ids(count + count // 4), [count])
+        present, absent = present.tolist(), absent.tolist()
     else:
         present = colliding_ids(range(count), 64 - unigram_bits(count))
         absent = colliding_ids(range(1, count // 4))  # slot 0, the run's start

@@ -16,9 +16,10 @@ compared with the pure ``Spec.score_object`` every time, to the bit, and
 exceptions too (the pure side is cheap).  Token-ID BLEU's rows
 (``token_rows``) are counted every iteration from streams of random
 integer buffers (every item size, signed and unsigned, 2-D views too, ids
-at the ends of their range, ids chosen to collide in the matcher's hash,
-random starts, lengths and padding id) and
-compared with the pure ``py_token_rows`` every ``FUZZ_COMPARE``-th.  The
+at the ends of their range, ids chosen to collide in the compiled matcher's
+hash or in Python's hash of bigram tuples, random starts, lengths and
+padding id) and compared with the pure ``py_token_rows`` every
+``FUZZ_COMPARE``-th.  The
 analyses' counting (``add_words``, ``add_ngram_matches``) gets this
 iteration's tokens, compared (dicts, their key order, rows) every
 ``FUZZ_COMPARE``-th.  Exits non-zero on the first difference.
@@ -44,7 +45,7 @@ from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
-from tests.helpers.hash_flood import colliding_ids
+from tests.helpers.hash_flood import colliding_ids, tuple_colliding_ids
 
 N = kernels.native
 if N is None:
@@ -249,6 +250,8 @@ def id_stream(rng: random.Random, n: int) -> tuple[Any, array, array]:
     alphabet = [*range(rng.randint(1, 6)), low, high, 0]
     if code == "q" and rng.random() < 0.1:  # ids the matcher's unkeyed hash puts in one slot
         alphabet = colliding_ids(range(rng.randint(1, 300)), rng.choice((0, 0, 50, 52)))
+    elif code == "q" and rng.random() < 0.05:  # ids whose bigram tuples share one hash
+        alphabet = tuple_colliding_ids(rng.randint(2, 300))
     size = rng.randint(0, 60 if rng.random() < 0.9 else 400)
     data = array(code, [rng.choice(alphabet) for _ in range(size)])
     starts, lens = array("q"), array("q")

@@ -10,11 +10,11 @@ rewrites every N segments while the input is read.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import replace
 from itertools import islice
 from typing import Any, BinaryIO
@@ -23,12 +23,14 @@ from bleustream.analysis import AnalysisSettings, Analyzer, build, parse_edges
 from bleustream.analysis.buckets import Edges
 from bleustream.analysis.collect import bleu_index
 from bleustream.analysis.layout import latex, text, tsv
+from bleustream.analysis.records import read_parts
 from bleustream.analysis.report import require_matplotlib, write_report
-from bleustream.analysis.state import analyze_part, from_record, specs_of, to_record
+from bleustream.analysis.state import analyze_part, from_record, to_record
 from bleustream.analysis.words import count_lines, read_counts
-from bleustream.errors import InputError, OpenError, UsageError
+from bleustream.errors import InputError, UsageError
 from bleustream.inputs.items import items_of_segments, text_items
-from bleustream.inputs.lines import BadLinePolicy
+from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, open_source
+from bleustream.inputs.options import ReadOptions
 from bleustream.metrics import bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.seeds import parse_seed
@@ -39,13 +41,14 @@ BATCH = 1000  # segments a worker analyzes at a time (-j N)
 
 
 def settings_of(
-    values: Mapping[str, Any], tokenize: Callable[[str], list[str]]
+    values: Mapping[str, Any], tokenize: Callable[[str], list[str]], reading: ReadOptions
 ) -> AnalysisSettings:
-    """The analysis settings the command line's options give."""
+    """The analysis settings the command line's options give; a training
+    corpus or counts file is read as the input is (``-e``)."""
     frequencies, source = None, "references"
     if values["freq_counts"]:
         path = values["freq_counts"]
-        with _opened(path) as f:
+        with closing(_side_input(path, reading)) as f:
             try:
                 frequencies = dict(read_counts(f, path))
             except ValueError as exc:
@@ -53,7 +56,7 @@ def settings_of(
         source = f"counts file {path}"
     elif values["freq_corpus"]:
         path = values["freq_corpus"]
-        with _opened(path) as f:
+        with closing(_side_input(path, reading)) as f:
             frequencies = count_lines(f, tokenize)
         source = f"corpus {path}"
     low, high = (int(x) for x in values["ngram_orders"].split(":"))
@@ -72,11 +75,12 @@ def settings_of(
     )
 
 
-def _opened(path: str) -> Any:
-    try:
-        return open(path, encoding="utf-8")
-    except OSError as exc:
-        raise OpenError(f"cannot open {path}: {exc.strerror}") from None
+def _side_input(path: str, reading: ReadOptions) -> LineSource:
+    """A file beside the input (``--src``, ``--freq-corpus``,
+    ``--freq-counts``), its lines decoded as the input's are (``-e``): a bad
+    byte is one line naming the file, the line and the column."""
+    encoding = check_encoding(reading.encoding)
+    return open_source(path, None, encoding, reading.encoding_errors)
 
 
 def system_names(run: RunOptions) -> list[str]:
@@ -91,13 +95,12 @@ def system_names(run: RunOptions) -> list[str]:
     return ["stdin" if path == "-" else os.path.basename(path) or path]
 
 
-def _sources(path: str | None) -> Iterator[str | None]:
+def _sources(path: str | None, reading: ReadOptions) -> Iterator[str | None]:
     if path is None:
         while True:
             yield None
-    with _opened(path) as f:
-        for line in f:
-            yield line.rstrip("\r\n")
+    with closing(_side_input(path, reading)) as source:
+        yield from source
 
 
 def run(
@@ -121,9 +124,9 @@ def run(
             bleu_index(specs)
         except ValueError as exc:
             raise UsageError(f"--analyze: {exc}") from None
-    settings = settings_of(values, _words_of(specs))
+    settings = settings_of(values, _words_of(specs), run_options.reading)
     if reading:
-        analyzer = _read_parts(run_options, settings, stdin)
+        analyzer = read_parts(run_options.reading, settings, stdin)
     else:
         analyzer = _analyze_text(run_options, values, settings, stdin, report, (page, every))
     if not analyzer.segments:
@@ -167,7 +170,7 @@ def _analyze_text(
     analyzer = Analyzer(run_options.specs, names, settings)
     policy = BadLinePolicy(run_options.reading.skip_bad_lines, report)
     segments, sources = text_items(run_options.reading, stdin, policy)
-    src = _sources(values["src"])
+    src = _sources(values["src"], run_options.reading)
     try:
         items = items_of_segments(segments, run_options.reading, sources, policy)
         segments_read = _with_sources(items, src, values["src"])
@@ -232,42 +235,3 @@ def _in_workers(
                 merge_one()
         while pending:
             merge_one()
-
-
-def _read_parts(
-    run_options: RunOptions, settings: AnalysisSettings, stdin: BinaryIO | None
-) -> Analyzer:
-    """``--input-format stats``: analysis records (``--analyze -f stats``) of
-    the parts of a stream, from the operands (or stdin) in order, merged."""
-    paths = list(run_options.reading.refs) or ["-"]
-    merged: Analyzer | None = None
-    for path in paths:
-        for number, record in _records(path, stdin):
-            try:
-                part = from_record(record, settings, specs_of(record))
-                if merged is None:
-                    merged = part
-                else:
-                    merged.merge(part)
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"not an analysis record to merge: {exc}", path, number) from None
-    if merged is None:
-        raise InputError("no analysis record to merge")
-    return merged
-
-
-def _records(path: str, stdin: BinaryIO | None) -> Iterator[tuple[int, dict[str, Any]]]:
-    if path == "-":
-        if stdin is None:
-            raise InputError("standard input is closed")
-        stream: Any = io.TextIOWrapper(stdin, encoding="utf-8")
-    else:
-        stream = _opened(path)
-    with stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError("not a JSON record", path, number) from None

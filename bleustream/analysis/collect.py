@@ -207,6 +207,11 @@ class Analyzer:
         if self.running.due(self.offset + self.segments):
             self.running.add(self.offset + self.segments, self.totals)
 
+    def sentence_scores(self, rows: Sequence[Sequence[Row]]) -> Sequence[float]:
+        """Each system's sentence score (BLEU's) of one segment's rows, as
+        ``add`` gives the examples theirs."""
+        return self._sentence_values(rows)
+
     def merge(self, other: Analyzer) -> None:
         """Adds the analysis of the segments that follow this one's (a worker's
         part, a shard read back), as if they had been added here."""

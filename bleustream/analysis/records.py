@@ -16,6 +16,7 @@ file, the line and the field.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -153,7 +154,10 @@ def _specs(value: Any) -> tuple[Spec, ...]:
         if name not in METRICS:
             _bad(f"{here}.metric", f"must be one of {', '.join(METRICS)}, not {_shown(name)}")
         given = _object(entry["settings"], f"{here}.settings")
+        names = [f.name for f in dataclasses.fields(METRICS[name].Settings)]
         problem = settings_problem(name, given)
+        if sorted(given) != sorted(names):
+            problem = f"must hold the settings {', '.join(names)}"
         if problem is None:
             try:
                 settings = METRICS[name].Settings(**given)
@@ -194,6 +198,7 @@ def checked(data: Mapping[str, Any], settings: AnalysisSettings) -> Analyzer:
     record["examples"] = _examples(data.get("examples"), shape)
     record["running"] = _running(data.get("running"), shape, record["totals"])
     analyzer = from_record(record, settings, shape.specs)
+    _check_examples(analyzer, shape)
     if shape.keeps:
         _check_resummed(analyzer, record)
     return analyzer
@@ -301,8 +306,13 @@ def _words(value: Any, shape: _Shape, totals: Any) -> dict[str, Any]:
                 _bad(f"words.matches[{s}]", f"{_shown(word)} matches more often than it occurs")
         if sum(out[s].values()) != totals[s][shape.bleu][0]:
             _bad(f"words.out[{s}]", "are not the words of the BLEU statistics' hypotheses")
-    if shape.nrefs == 1 and any(sum(ref.values()) != per[shape.bleu][1] for per in totals):
-        _bad("words.ref", "are not the words of the BLEU statistics' references")
+    if shape.nrefs == 1:
+        # Against one reference, BLEU's are the same words and unigram matches.
+        if any(sum(ref.values()) != per[shape.bleu][1] for per in totals):
+            _bad("words.ref", "are not the words of the BLEU statistics' references")
+        for s in range(systems):
+            if sum(matches[s].values()) != totals[s][shape.bleu][2]:
+                _bad(f"words.matches[{s}]", "are not the BLEU statistics' unigram matches")
     words = [
         _text(w, f"words.words[{i}]") for i, w in enumerate(_list(state["words"], "words.words"))
     ]
@@ -442,6 +452,38 @@ def _running(value: Any, shape: _Shape, totals: Any) -> dict[str, Any]:
         out.append([n, rows])
         last = n
     return {"step": step, "points": out}
+
+
+def _check_examples(analyzer: Analyzer, shape: _Shape) -> None:
+    """Each held example's scores are its segment's: those of its texts
+    counted again, against its one reference; those of its kept rows."""
+    kept = analyzer.segment_matrices() if shape.keeps else None
+    sources = set()
+    for s, held in enumerate(analyzer.examples, start=1):
+        for e in [*held.better, *held.worse]:
+            field = f"examples[{s - 1}]: segment {e.index + 1}"
+            sources.add(e.texts[0] is None)
+            scores = [(e.baseline_score, e.system_score)]
+            rows = None
+            if shape.nrefs == 1:
+                _, ref, base, system = e.texts
+                hyps = [base] * shape.systems
+                hyps[s] = system
+                rows = analyzer.counter.count(hyps, [ref])
+            if kept is not None:
+                stored = [[tuple(m[e.index].tolist()) for m in per] for per in kept]
+                if rows is not None and any(
+                    not _same_sums(a, b) for i in (0, s) for a, b in zip(rows[i], stored[i])
+                ):
+                    _bad(field, "its texts are not those of the segment's statistics")
+                rows = stored
+            if rows is not None:
+                values = analyzer.sentence_scores(rows)
+                scores.append((values[0], values[s]))
+            if len(set(scores)) > 1:
+                _bad(field, "its scores are not those of its statistics")
+    if len(sources) > 1:
+        _bad("examples", "hold a source for some segments and none for others")
 
 
 def _check_resummed(analyzer: Analyzer, record: Mapping[str, Any]) -> None:

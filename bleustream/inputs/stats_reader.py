@@ -144,14 +144,15 @@ def read_header(
     def bad(message: str) -> InputError:
         return InputError(message, source.name, source.line)
 
+    article = "an" if kind[:1] in "aeiou" else "a"
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise bad(f"not a JSON {kind} record ({exc})") from None
     except RecursionError:
-        raise bad(f"not a {kind} record: nested too deeply") from None
+        raise bad(f"not {article} {kind} record: nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") != format_name:
-        raise bad(f'not a {kind} record: expected an object with "format": "{format_name}"')
+        raise bad(f'not {article} {kind} record: expected an object with "format": "{format_name}"')
     if data.get("version") != version:
         raise bad(
             f"{kind} format version {data.get('version')!r}; this bleustream reads "

@@ -2,16 +2,20 @@
 ``--src``, ``--freq-corpus`` and ``--freq-counts`` decoded as the input is
 (``--encoding``, ``--encoding-errors``), a bad byte one line naming the file,
 the line and the column; analysis records read from the operands, ``-i`` or
-stdin, bad bytes among them refused the same way."""
+stdin, bad bytes among them refused the same way; and, with a terminal as
+stdin, a line saying what the run waits for there."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.clirun import assert_clean_stderr, run
+from tests.helpers.clirun import COMMAND, assert_clean_stderr, run
 
 pytest.importorskip("numpy")
 
@@ -133,3 +137,46 @@ def test_a_bad_byte_in_an_analysis_record(texts: Path, where: str) -> None:
         flag = ("-i",) if where == "-i" else ()
         proc = run("--input-format", "stats", "--analyze", *flag, path)
         refused(proc, f"{path}:2", message)
+
+
+def first_line_with_a_terminal(*args: object) -> tuple[bytes, int]:
+    """The first line on stderr of the command run with a pseudo-terminal as
+    stdin, then the status once the terminal sends end of input (Ctrl-D)."""
+    leader, follower = os.openpty()
+    proc = subprocess.Popen(
+        [*COMMAND, *map(str, args)], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    os.close(follower)
+    try:
+        assert proc.stderr is not None
+        # The sign waited for; the bound only keeps a hung run from hanging the suite.
+        ready, _, _ = select.select([proc.stderr], [], [], 120)
+        assert ready, "nothing on stderr while the command waits on the terminal"
+        line = proc.stderr.readline()
+        os.write(leader, b"\x04")
+        proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return line, proc.returncode
+
+
+WAITING = (
+    b"bleustream: reading hypotheses from the terminal (standard input) until Ctrl-D; "
+    b"give files with -i FILE...\n"
+)
+
+
+def test_compare_mts_argument_order_says_what_it_waits_for(texts: Path) -> None:
+    """``REF SYS1 SYS2 --analyze`` reads three references and the hypotheses
+    from stdin: on a terminal, one line says so."""
+    line, status = first_line_with_a_terminal(texts / "ref", texts / "A", texts / "B", "--analyze")
+    assert line == WAITING
+    assert status == 65  # no hypotheses: the references have more lines
+
+
+def test_any_run_reading_a_terminal_says_so(texts: Path) -> None:
+    line, _ = first_line_with_a_terminal(texts / "ref")
+    assert line == WAITING

@@ -28,16 +28,19 @@ from bleustream.analysis.running import MAX_POINTS
 from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.state import FORMAT_NAME, FORMAT_VERSION, counted_settings, from_record
 from bleustream.errors import InputError
+from bleustream.extras import require_numpy
 from bleustream.inputs.items import open_stats
 from bleustream.inputs.lines import BadLinePolicy
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.stats_reader import read_header, record_lines, row_problem, settings_problem
-from bleustream.metrics.protocol import MAX_COUNT, as_whole, is_number, is_whole
+from bleustream.metrics.protocol import MAX_COUNT, is_number, is_whole
 from bleustream.metrics.registry import METRICS, Spec
 
 # Each segment's bucket numbers are kept in 16-bit arrays, its words' in 64-bit ones.
 _MAX_KEY = 2**15 - 1
-_MAX_WORD_COUNT = 2**63 - 1
+# A word's count in one segment, as 32-bit arrays hold a segment's counts:
+# summed over up to 2**32 segments in 64-bit integers, it cannot overflow.
+_MAX_WORD_COUNT = 2**31 - 1
 # A sentence score: 0 to 100, which rounding in its exponent may pass by a hair.
 _MAX_SENTENCE_SCORE = 100 * (1 + 1e-12)
 
@@ -90,7 +93,14 @@ def _whole(value: Any, field: str, low: int = 0, high: int = MAX_COUNT) -> int:
 
 
 def _wholes(value: Any, field: str, length: int | None = None, high: int = MAX_COUNT) -> list[int]:
-    return [_whole(x, f"{field}[{i}]", 0, high) for i, x in enumerate(_list(value, field, length))]
+    values = _list(value, field, length)
+    # At C speed when all is well (a bool's type is not int); else the first that is not.
+    if values and not (
+        set(map(type, values)) == {int} and min(values) >= 0 and max(values) <= high
+    ):
+        for i, x in enumerate(values):
+            _whole(x, f"{field}[{i}]", 0, high)
+    return values
 
 
 def _text(value: Any, field: str) -> str:
@@ -283,11 +293,8 @@ def _stored(entry: Any, field: str, shape: _Shape, k: int) -> tuple[str, list[An
     out: list[Any] = []
     for i in range(shape.segments):
         row = shape.row(numbers[i * width : (i + 1) * width], f"{field}[1]", k, 1, "segment")
-        if code == "i":
-            whole = [as_whole(x) for x in row]
-            if None in whole:
-                _bad(f"{field}[1]", f'"i" holds whole numbers, not {_shown(row)}')
-            row = whole
+        if code == "i" and not all(type(x) is int for x in row):  # a metric's row as read
+            _bad(f"{field}[1]", f'"i" holds whole numbers, not {_shown(row)}')
         out += row
     return code, out
 
@@ -340,34 +347,31 @@ def _segment_words(
     state: Mapping[str, Any], shape: _Shape, words: Sequence[str], columns: Mapping[str, Any]
 ) -> tuple[list[int], list[int]]:
     """Each segment's words: their numbers and counts, whose sums are the columns."""
+    np = require_numpy("--analyze's intervals")
     width = 1 + 2 * shape.systems
     step = width + 1
     rows = _wholes(state.get("segment_rows"), "words.segment_rows", None, _MAX_WORD_COUNT)
     ends = _wholes(state.get("segment_ends"), "words.segment_ends", shape.segments, len(rows))
-    if len(rows) % step or any(e % step for e in ends) or ends[-1] != len(rows):
-        _bad("words.segment_ends", "do not cut words.segment_rows into segments")
-    sums = [[0] * width for _ in words]
-    start = 0
-    for segment, end in enumerate(ends):
-        if end < start:
-            _bad("words.segment_ends", "must not decrease")
-        seen = set()
-        for at in range(start, end, step):
-            number, numbers = rows[at], rows[at + 1 : at + step]
-            if number >= len(words) or number in seen:
-                _bad("words.segment_rows", f"segment {segment + 1}: word number {number}")
-            seen.add(number)
-            if any(
-                numbers[2 + 2 * s] > min(numbers[0], numbers[1 + 2 * s])
-                for s in range(shape.systems)
-            ):
-                _bad("words.segment_rows", f"segment {segment + 1}: more matches than words")
-            sums[number] = [a + b for a, b in zip(sums[number], numbers)]
-        start = end
+    cuts = np.diff(np.asarray([0, *ends], dtype=np.int64))
+    if len(rows) % step or any(e % step for e in ends) or ends[-1] != len(rows) or (cuts < 0).any():
+        _bad("words.segment_ends", "do not cut words.segment_rows into segments, in order")
+    table = np.asarray(rows, dtype=np.int64).reshape(-1, step)
+    numbers, counts = table[:, 0], table[:, 1:]
+    segment_of = np.repeat(np.arange(len(ends)), cuts // step)
+    order = np.lexsort((numbers, segment_of))
+    twice = (np.diff(segment_of[order]) == 0) & (np.diff(numbers[order]) == 0)
+    if (numbers >= len(words)).any() or twice.any():
+        _bad("words.segment_rows", "a segment's word numbers must be the words', each once")
+    for s in range(shape.systems):
+        limit = np.minimum(counts[:, 0], counts[:, 1 + 2 * s])
+        if (counts[:, 2 + 2 * s] > limit).any():
+            _bad("words.segment_rows", f"system {s + 1} matches a word more often than it occurs")
+    sums = np.zeros((len(words), width), dtype=np.int64)
+    np.add.at(sums, numbers, counts)
     column_lists = [columns["ref"]]
     for out, matches in zip(columns["out"], columns["matches"]):
         column_lists += (out, matches)
-    for word, summed in zip(words, sums):
+    for word, summed in zip(words, sums.tolist()):
         if summed != [c.get(word, 0) for c in column_lists]:
             _bad("words.segment_rows", f"do not add up to the counts of {_shown(word)}")
     return rows, ends
@@ -496,7 +500,9 @@ def _check_resummed(analyzer: Analyzer, record: Mapping[str, Any]) -> None:
         for b, (mine, theirs) in enumerate(zip(analyzer.bucket_rows[kind], buckets[kind])):
             if not _nested_equal(mine, theirs):
                 _bad(f"buckets.{kind}.rows[{b}]", "are not the sums of the bucket's segments")
-    analyzer.merged = True  # the document is made from the kept segments
+    # The analyzer's sums are now those of the kept segments, in input order,
+    # as one process makes them (the record's, made by parts, may differ in
+    # a float's last bits).
 
 
 def read_parts(

@@ -135,6 +135,8 @@ def test_a_nan_among_the_sums(tmp_path: Path) -> None:
         (lambda r: r["examples"][0][0].__setitem__(0, -3), "examples[0][0][0]"),
         (lambda r: r["words"]["out"][0].update(zz=1), "words.out[0]: are not the words"),
         (lambda r: r["ngrams"][1].pop(), "ngrams[1]: "),
+        (lambda r: r["words"]["segment_rows"].__setitem__(1, 99), "words.segment_rows: do not"),
+        (lambda r: r["words"]["segment_ends"].reverse(), "words.segment_ends: do not cut"),
         (lambda r: r["running"].__setitem__("step", 3), "running.step: must be a power of 2"),
         (lambda r: r["nrefs"].append(0), "nrefs: must be increasing"),
         (lambda r: r["systems"].__setitem__(1, 7), "systems[1]: must be a string"),

@@ -29,7 +29,9 @@ def texts(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def analyze(folder: Path, *args: object, input: bytes | None = None) -> object:
+def analyze(
+    folder: Path, *args: object, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return run(
         folder / "ref",
         "-i",
@@ -43,12 +45,12 @@ def analyze(folder: Path, *args: object, input: bytes | None = None) -> object:
     )
 
 
-def refused(proc: object, where: str, message: str) -> None:
+def refused(proc: subprocess.CompletedProcess[bytes], where: str, message: str) -> None:
     """Status 65, nothing on stdout, one line at ``where`` saying ``message``."""
-    assert proc.returncode == 65, proc.stderr  # type: ignore[attr-defined]
-    assert proc.stdout == b""  # type: ignore[attr-defined]
-    assert_clean_stderr(proc)  # type: ignore[arg-type]
-    (line,) = proc.stderr.decode().splitlines()  # type: ignore[attr-defined]
+    assert proc.returncode == 65, proc.stderr
+    assert proc.stdout == b""
+    assert_clean_stderr(proc)
+    (line,) = proc.stderr.decode().splitlines()
     assert line == f"bleustream: {where}: {message}", line
 
 

@@ -18,6 +18,7 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -61,7 +62,7 @@ def write_texts(folder: Path, segments: int = 12, seed: int = 3) -> list[Path]:
 def shard(kept: bool) -> tuple[str, bytes]:
     """A real record (with --src: every kind of field filled) and the JSON
     document merging it gives."""
-    folder = Path(__import__("tempfile").mkdtemp(prefix="analysis-records-"))
+    folder = Path(tempfile.mkdtemp(prefix="analysis-records-"))
     ref, a, b, src = write_texts(folder)
     n = KEPT if kept else UNKEPT
     proc = run(ref, "-i", a, b, "--analyze", *COUNTED, *n, "--src", src, "-f", "stats")

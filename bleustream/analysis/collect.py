@@ -85,10 +85,8 @@ def _sentence_values(
     ``at``), as ``Spec.sentence_score`` gives it: in one C call where the
     kernels score these settings, else row by row."""
     settings = bleu.sentence_settings(settings)
-    values = bleu.score_values(settings) if bleu.score_values is not None else None
-    if values is not None:
-        return lambda rows: values([r[at] for r in rows])
-    return lambda rows: [bleu.with_orders(r[at], settings).score for r in rows]
+    values = bleu.score_values_batch(settings)
+    return lambda rows: values([r[at] for r in rows])
 
 
 def bleu_index(specs: Sequence[Spec]) -> int:

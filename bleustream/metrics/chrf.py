@@ -56,13 +56,19 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.chrf_batches import c_count_lines, c_score_objects
+from bleustream.metrics.chrf_batches import c_count_batch, c_score_batch, c_sum_batch
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
+    CountBatch,
     OptionSpec,
     Row,
+    ScoreBatch,
+    SumBatch,
+    each_score,
     is_whole,
     option_values,
+    segment_rows,
+    sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
 from bleustream.metrics.smoothing import CHRF_EPS
@@ -540,6 +546,21 @@ def py_count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row
     return hyp_row
 
 
+def py_count_batch(settings: Settings) -> CountBatch:
+    """Each segment's row of a batch, counted segment by segment."""
+    return segment_rows(py_prepare_refs(settings), py_count(settings))
+
+
+def py_sum_batch(settings: Settings) -> SumBatch:
+    """The sum of ``py_count_batch``'s rows, ready to add."""
+    return sum_of_rows(py_count_batch(settings))
+
+
+def py_score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
+
+
 # The compiled twins (bleustream.kernels): ``chrf_ref_rows`` gives the
 # rows ``_one_reference_stats`` / ``_order_stats`` make, one per reference;
 # the choice of the best reference, with its floating-point f-scores, stays
@@ -675,10 +696,17 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
 # (The two paths prepare references differently: a path's count reads its
 # own prepare_refs' output only.)
+KERNEL_TWINS = {
+    "prepare_refs": (c_prepare_refs, py_prepare_refs),
+    "count": (c_count, py_count),
+    "count_batch": (c_count_batch, py_count_batch),
+    "sum_batch": (c_sum_batch, py_sum_batch),
+    "score_batch": (c_score_batch, py_score_batch),
+}
 prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
     py_prepare_refs if native is None else c_prepare_refs
 )
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
-# The batches (a sentence_scores call's rows and score objects) are C only.
-count_lines = None if native is None else c_count_lines
-score_objects = None if native is None else c_score_objects
+count_batch = py_count_batch if native is None else c_count_batch
+sum_batch = py_sum_batch if native is None else c_sum_batch
+score_batch = py_score_batch if native is None else c_score_batch

@@ -1,39 +1,55 @@
-"""chrF's batches in C: a ``sentence_scores`` call's rows and score objects.
+"""chrF's batch functions in C, the compiled twins of ``chrf.py_<name>``.
 
-``c_count_lines(settings)`` counts a batch's rows in one call
-(``chrf_rows``), ``c_score_objects(settings)`` makes their ``CHRFScore``
+``c_count_batch(settings)`` counts a batch's rows in one call
+(``chrf_rows``), ``c_score_batch(settings)`` makes their ``CHRFScore``
 objects in another (``chrf_scores``); ``bleustream.metrics.chrf`` binds
-them as its ``count_lines`` and ``score_objects`` with the compiled
-kernels.  Each gives what the pure code gives (``chrf.py_count``, the best
-reference's row; ``Spec.score_object``), to the last bit: the C code
-computes ``chrf.f_score``'s operations in its order.  ``settings`` is a
-``chrf.Settings``.
+them with the compiled kernels (the batch protocol:
+``bleustream.metrics.protocol``).  Each gives what the pure code gives
+(``chrf.py_count``, the best reference's row; ``Spec.score_object``), to
+the last bit: the C code computes ``chrf.f_score``'s operations in its
+order.  Settings the C batches do not take (orders or beta not of type
+int) are counted with the compiled ``chrf.c_count`` segment by segment, and
+scored by the pure code.  This module imports ``chrf`` only when first
+called, as ``chrf`` imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.protocol import Row
+from bleustream.metrics.protocol import (
+    CountBatch,
+    Row,
+    ScoreBatch,
+    SumBatch,
+    each_score,
+    segment_rows,
+    sum_of_rows,
+)
 from bleustream.metrics.scores import CHRFScore
 
+if TYPE_CHECKING:
+    from bleustream.metrics.chrf import Settings
 
-def _whole_settings(settings: Any) -> bool:
+
+def _whole_settings(settings: Settings) -> bool:
     """Whether the C batches take these settings as they are: orders and
     beta of type int (a score object keeps them, and names itself by beta)."""
     numbers = (settings.char_order, settings.word_order, settings.beta)
     return all(type(x) is int for x in numbers) and type(settings.eps_smoothing) is bool
 
 
-def c_count_lines(settings: Any) -> Callable[[Sequence[str], Sequence[Any]], list[Row]] | None:
+def c_count_batch(settings: Settings) -> CountBatch:
     """A batch's rows in one C call (``chrf_rows``): ``lines(hyps, refs)``,
     ``refs[i]`` the references of ``hyps[i]``, gives each ``c_count`` row,
     the C code choosing the best reference by ``f_score``'s twin."""
     assert native is not None
     if not _whole_settings(settings):
-        return None
+        from bleustream.metrics import chrf
+
+        return segment_rows(chrf.c_prepare_refs(settings), chrf.c_count(settings))
     kernel, lowercase = native.chrf_rows, settings.lowercase
     fixed = (settings.char_order, settings.word_order, settings.whitespace)
     fixed += (settings.beta, settings.eps_smoothing)
@@ -47,7 +63,12 @@ def c_count_lines(settings: Any) -> Callable[[Sequence[str], Sequence[Any]], lis
     return lines
 
 
-def c_score_objects(settings: Any) -> Callable[..., list[CHRFScore]] | None:
+def c_sum_batch(settings: Settings) -> SumBatch:
+    """The sum of ``c_count_batch``'s rows, ready to add."""
+    return sum_of_rows(c_count_batch(settings))
+
+
+def c_score_batch(settings: Settings) -> ScoreBatch:
     """Score objects of a batch of rows in one C call (``chrf_scores``),
     called as ``made(rows, signature, one)``, ``one`` the pure
     ``Spec.score_object``: each object equals ``one(row, signature)``, its
@@ -55,7 +76,7 @@ def c_score_objects(settings: Any) -> Callable[..., list[CHRFScore]] | None:
     whole numbers within 2**53 goes to ``one``."""
     assert native is not None
     if not _whole_settings(settings):
-        return None
+        return each_score
     kernel = native.chrf_scores
     fixed = (settings.char_order, settings.word_order, settings.beta, settings.eps_smoothing)
 

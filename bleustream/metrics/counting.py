@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from bleustream.metrics.protocol import Row, add_rows
+from bleustream.errors import InputError
+from bleustream.metrics.protocol import Part, Row, add_rows, batch_part
 from bleustream.metrics.registry import Spec
 
 # One segment's rows, per system and then per metric.
@@ -63,10 +64,9 @@ class SegmentCounter:
         self.systems = systems
         self._prepare = [spec.metric.prepare_refs(spec.settings) for spec in self.specs]
         self._count = [spec.metric.count(spec.settings) for spec in self.specs]
-        # A metric may sum a batch of one system's lines in one call (BLEU's
-        # compiled kernels): ``sum_lines(settings)``, or None where it cannot.
-        self._sum_lines = [_sum_lines(spec) for spec in self.specs]
-        self.sums_lines = systems == 1 and any(f is not None for f in self._sum_lines)
+        # Each metric sums a batch of one system's lines itself (BLEU's
+        # compiled kernels in one call): its ``sum_batch``.
+        self._sum_batch = [spec.metric.sum_batch(spec.settings) for spec in self.specs]
 
     def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """One segment's rows, per system and then per metric, without adding them."""
@@ -97,19 +97,40 @@ class SegmentCounter:
         """The ``Summed`` of a batch of segments (``hyps[i]``: segment ``i``'s
         hypothesis per system, ``refs[i]`` its references; at least one).
 
-        With one system, each metric that can sums the batch from its lines
-        in one call; the others count it segment by segment, as ``count``."""
-        if not self.sums_lines:
+        With one system, each metric sums the batch from its lines
+        (``sum_batch``); with several, each segment is counted as ``count``
+        counts it, a hypothesis that several systems gave once."""
+        if self.systems != 1:
             return sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
         column = [segment[0] for segment in hyps]
-        parts: list[tuple[str, Any]] = []
-        for sum_lines, prepare, count in zip(self._sum_lines, self._prepare, self._count):
-            if sum_lines is not None:
-                parts.append(("sum", sum_lines(column, refs)))
-                continue
-            rows = [count(hyp, prepare(texts)) for hyp, texts in zip(column, refs)]
-            parts.append(_part_of(rows))
+        parts = [sum_batch(column, refs) for sum_batch in self._sum_batch]
         return Summed([parts], len(hyps), len(refs[0]))
+
+    def count_at(self, hyps: Sequence[str], refs: Sequence[str], source: str, line: int) -> Rows:
+        """``count``, a problem in the segment's text located at ``source``'s
+        ``line`` (where its input was read)."""
+        try:
+            return self.count(hyps, refs)
+        except InputError as exc:
+            if exc.source is not None:
+                raise
+            raise InputError(exc.message, source, line) from None
+
+    def summed_at(
+        self,
+        hyps: Sequence[Sequence[str]],
+        refs: Sequence[Sequence[str]],
+        source: str,
+        lines: Sequence[int],
+    ) -> Summed:
+        """``summed``, a problem in a segment's text located at ``source``'s
+        line of that segment (``lines[i]``), as ``count_at`` locates it."""
+        try:
+            return self.summed(hyps, refs)
+        except InputError:
+            for segment in zip(hyps, refs, lines):
+                self.count_at(*segment[:2], source, segment[2])  # raises at the first bad one
+            raise
 
 
 def add_summed(a: Summed | None, b: Summed) -> Summed:
@@ -123,28 +144,15 @@ def add_summed(a: Summed | None, b: Summed) -> Summed:
     return Summed(parts, a.segments + b.segments, a.nrefs)
 
 
-def _add_parts(x: tuple[str, Any], y: tuple[str, Any]) -> tuple[str, Any]:
+def _add_parts(x: Part, y: Part) -> Part:
     if x[0] == y[0] == "sum":
         return ("sum", add_rows(x[1], y[1]))
     # Rows with floats are kept in order, to be added one by one.
     return ("rows", [*_as_rows(x), *_as_rows(y)])
 
 
-def _as_rows(part: tuple[str, Any]) -> list[Row]:
+def _as_rows(part: Part) -> list[Row]:
     return [part[1]] if part[0] == "sum" else list(part[1])
-
-
-def _sum_lines(spec: Spec) -> Any:
-    """The metric's ``sum_lines`` for the spec's settings; None if it has none."""
-    sum_lines = getattr(spec.metric, "sum_lines", None)
-    return None if sum_lines is None else sum_lines(spec.settings)
-
-
-def _part_of(column: list[Row]) -> tuple[str, Any]:
-    """One system's and metric's rows of a batch, as ``Summed.parts`` holds them."""
-    if any(isinstance(x, float) for row in column for x in row):
-        return ("rows", column)
-    return ("sum", tuple(map(sum, zip(*column))))
 
 
 class Summed(NamedTuple):
@@ -157,12 +165,12 @@ class Summed(NamedTuple):
     process's does.
     """
 
-    parts: list[list[tuple[str, Any]]]
+    parts: list[list[Part]]
     segments: int
     nrefs: int  # references of the first segment
 
 
-def add_parts(total: Totals, parts: Sequence[tuple[str, Any]], segments: int) -> Totals:
+def add_parts(total: Totals, parts: Sequence[Part], segments: int) -> Totals:
     """``total`` with one system's ``Summed.parts`` added, over ``segments``
     segments: a ``("sum", row)`` at once, ``("rows", rows)`` one row after
     the other, so that a running sum of floats rounds as one process's does."""
@@ -179,10 +187,10 @@ def add_parts(total: Totals, parts: Sequence[tuple[str, Any]], segments: int) ->
 
 def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
     """The ``Summed`` of some segments' rows (at least one segment)."""
-    parts: list[list[tuple[str, Any]]] = []
+    parts: list[list[Part]] = []
     for system in range(systems):
-        per_metric: list[tuple[str, Any]] = []
+        per_metric: list[Part] = []
         for index in range(len(rows[0][system])):
-            per_metric.append(_part_of([segment[system][index] for segment in rows]))
+            per_metric.append(batch_part([segment[system][index] for segment in rows]))
         parts.append(per_metric)
     return Summed(parts, len(rows), nrefs)

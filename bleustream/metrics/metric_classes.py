@@ -34,7 +34,7 @@ from bleustream.metrics.arguments import (
     no_reference,
     nrefs_of,
 )
-from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.protocol import CountBatch, Row, add_rows
 from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
 from bleustream.tokenizers.objects import BaseTokenizer, TercomTokenizer
@@ -68,9 +68,10 @@ class Scoring:
     spec: Spec
     prepare: Callable[[Sequence[str]], Any]
     count: Callable[[str, Any], Row]
+    # The metric's ``count_batch`` (rows of raw lines, in one call where
+    # the kernels count these settings so).
+    lines: CountBatch
     signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
-    # The metric's ``count_lines`` (rows of raw lines in one call), or None.
-    lines: Callable[[Sequence[str], Sequence[Sequence[str]]], list[Row]] | None = None
 
     def signature(self, nrefs: int | str) -> str:
         text = self.signatures.get(nrefs)
@@ -135,24 +136,18 @@ class Scoring:
         nrefs = len(references)
         if not nrefs:
             raise no_reference("")
-        if self.lines is not None:
-            (row,) = self.lines((hypothesis,), (references,))
-        else:
-            row = self.count(hypothesis, self.prepare(references))
+        (row,) = self.lines((hypothesis,), (references,))
         # result(), unrolled: a training loop's sentence BLEU spends more in
         # Python calls than in the arithmetic.
         signature = self.signatures.get(nrefs)
         if signature is None:
             signature = self.signature(nrefs)
         spec = self.spec
-        made = spec.made_objects
-        if made is not None:
-            return made((row,), signature, spec.score_object)[0]  # type: ignore[no-any-return]
-        return spec.score_object(row, signature)
+        return spec.made_objects((row,), signature, spec.score_object)[0]
 
     def rows(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[Row]:
         """The row of each hypothesis against its references (``references[i]``)."""
-        if self.lines is not None and all(references):
+        if all(references):
             return self.lines(hypotheses, references)
         return list(map(self.count, hypotheses, map(self.prepare, references)))
 
@@ -161,12 +156,11 @@ class Scoring:
 def scoring(name: str, settings: Any) -> Scoring:
     """The ``Scoring`` of a registered metric with settings (its ``Settings``)."""
     metric = METRICS[name]
-    lines = getattr(metric, "count_lines", None)
     return Scoring(
         Spec(metric, settings),
         metric.prepare_refs(settings),
         metric.count(settings),
-        lines=None if lines is None else lines(settings),
+        metric.count_batch(settings),
     )
 
 

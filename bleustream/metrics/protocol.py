@@ -71,11 +71,39 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   written to ``width`` decimals, as the score is;
 * ``score_rows(array, S) -> array``: scores of many summed rows at once
   (numpy, for resampling), with SacreBLEU's float32 arithmetic;
+* the batch functions (below): ``count_batch``, ``sum_batch``, ``score_batch``;
 * ``LOOP`` (optional): how a run reads and scores the metric's input, read
   by ``registry.loop_of`` alone: ``"stream"`` (the default: rows summed as
   segments come), ``"corpus"`` (tables of the whole input, scored at the
   end: NIST) or ``"set"`` (each input a set of sentences scored against
   each other: Self-BLEU).
+
+A *batch* is a list of segments, given as two sequences of the same
+length: ``hyps`` (segment ``i``'s hypothesis, a ``str``) and ``refs``
+(its references, a sequence of at least one ``str``).  The batch functions
+are factories, as ``prepare_refs`` and ``count`` are: called once with the
+settings (where a metric loads what it needs once, a table or a model),
+they return the function of a batch, which returns one result per segment
+in input order:
+
+* ``count_batch(S) -> CountBatch``, ``(hyps, refs) -> list[Row]``: each
+  segment's row, ``count(S)(hyps[i], prepare_refs(S)(refs[i]))``;
+* ``sum_batch(S) -> SumBatch``, ``(hyps, refs) -> Part``: the rows of a
+  batch of at least one segment, ready to add into totals (``batch_part``): ``("sum", row)``, their sum,
+  where rows are whole numbers (any grouping sums them alike), else
+  ``("rows", rows)``, to be added one by one in input order;
+* ``score_batch(S) -> ScoreBatch``, ``(rows, signature, one) -> list``:
+  each row's score object, equal to ``one(row, signature)`` (the pure
+  ``Spec.score_object``), which is also what a row the batch cannot
+  score goes to.
+
+Each is one name bound in the metric's module to its compiled twin
+(``c_<name>``) or its pure one (``py_<name>``), both with the same
+signature, listed in ``KERNEL_TWINS`` (name to ``(c_<name> or None,
+py_<name>)``); a factory never returns None, so a caller never tests
+which path it has.  A metric whose count is a model's forward pass gives
+its ``count_batch`` the model's batch and sums its rows with
+``sum_of_rows``.
 
 A result (``MetricResult``: each metric's ``<Name>Result``, such as
 ``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)
@@ -274,6 +302,41 @@ def option_values(
     return values
 
 
+# A batch's functions (see the module docstring): each segment's row, the
+# rows ready to add, each row's score object.
+Lines = Sequence[str]
+References = Sequence[Sequence[str]]
+Part = tuple[str, Any]  # ("sum", row) or ("rows", [row, ...])
+CountBatch = Callable[[Lines, References], list[Row]]
+SumBatch = Callable[[Lines, References], Part]
+ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]]
+
+
+def batch_part(rows: Sequence[Row]) -> Part:
+    """A batch's rows (at least one) ready to add into totals: their sum
+    where they are whole numbers, else the rows, to be added one by one."""
+    if any(isinstance(x, float) for row in rows for x in row):
+        return ("rows", list(rows))
+    return ("sum", tuple(map(sum, zip(*rows))))
+
+
+def segment_rows(
+    prepare: Callable[[Sequence[str]], Any], count: Callable[[str, Any], Row]
+) -> CountBatch:
+    """A ``count_batch`` that counts segment by segment: ``count`` against ``prepare``."""
+    return lambda hyps, refs: [count(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
+
+
+def sum_of_rows(rows: CountBatch) -> SumBatch:
+    """A ``sum_batch`` that adds up the rows of ``rows`` (``batch_part``)."""
+    return lambda hyps, refs: batch_part(rows(hyps, refs))
+
+
+def each_score(rows: Sequence[Row], signature: str, one: Callable[[Row, str], Any]) -> list[Any]:
+    """A ``ScoreBatch`` that makes each score object by ``one``."""
+    return [one(row, signature) for row in rows]
+
+
 class MetricResult(Protocol):
     """What a metric's ``score`` and ``sentence_score`` return."""
 
@@ -306,3 +369,7 @@ class MetricModule(Protocol):
     json_fields: Callable[[Any, Any], dict[str, Any]]
     tsv_fields: Callable[[Any, Any], list[tuple[str, str]]]
     verbose: Callable[[Any, Any, int], str]
+    count_batch: Callable[[Any], CountBatch]
+    sum_batch: Callable[[Any], SumBatch]
+    score_batch: Callable[[Any], ScoreBatch]
+    KERNEL_TWINS: Mapping[str, tuple[Callable[..., Any] | None, Callable[..., Any]]]

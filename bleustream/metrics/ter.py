@@ -23,12 +23,18 @@ from typing import Any, Callable
 
 from bleustream.metrics.protocol import (
     MAX_COUNT,
+    CountBatch,
     OptionSpec,
     Row,
+    ScoreBatch,
+    SumBatch,
     as_whole,
+    each_score,
     is_number,
     is_whole,
     option_values,
+    segment_rows,
+    sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
 from bleustream.metrics.ter_search import Reference, count_edits, prepare_reference
@@ -205,6 +211,28 @@ def count(settings: Settings) -> Callable[[str, tuple[Reference, ...]], Row]:
         return (best, ref_lengths / len(refs))
 
     return hyp_row
+
+
+# The batch functions (bleustream.metrics.protocol): pure only; the
+# costly part, each edit distance, is compiled in ter_search.
+
+
+def count_batch(settings: Settings) -> CountBatch:
+    """Each segment's row of a batch, counted segment by segment."""
+    return segment_rows(prepare_refs(settings), count(settings))
+
+
+def sum_batch(settings: Settings) -> SumBatch:
+    """``count_batch``'s rows, to be added one by one (a row holds a float)."""
+    return sum_of_rows(count_batch(settings))
+
+
+def score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
+
+
+KERNEL_TWINS: dict[str, tuple[Callable[..., Any] | None, Callable[..., Any]]] = {}
 
 
 def score(row: Sequence[Any], settings: Settings) -> TerResult:

@@ -231,10 +231,7 @@ def _check_pad(pad_id: Any) -> int | None:
 
 def _scores(rows: list[Row], settings: bleu.Settings) -> list[float]:
     """Each row's sentence BLEU: in one C call where the kernels have it."""
-    values = None if bleu.score_values is None else bleu.score_values(settings)
-    if values is not None:
-        return values(rows)
-    return [bleu.score(row, settings).score for row in rows]
+    return bleu.score_values_batch(settings)(rows)
 
 
 def token_bleu(

@@ -36,7 +36,6 @@ from bleustream.errors import (
 from bleustream.inputs.items import (
     Item,
     check_stdin_fields,
-    count_item,
     input_name,
     items_of_segments,
     peek_stdin_systems,
@@ -242,7 +241,7 @@ class _Stream:
                 return self.counter.scored(items)
             return summed_blocks(self.counter, blocks, self.policy)  # an item is a block
         # Progress follows each segment of a stream as it arrives.
-        if scorer.counter.sums_lines and not (each or self.progress is not None or reading_stats):
+        if scorer.systems == 1 and not (each or self.progress is not None or reading_stats):
             return _summed_batches(scorer.counter, items, reading, self.tokenized)
         return zip(items, repeat(None))
 
@@ -264,7 +263,13 @@ class _Stream:
             for index, hyp in enumerate(item.hyps):
                 if hyp.endswith(" ."):
                     self.tokenized[index] += 1
-        rows = counted or item.rows or count_item(scorer.counter, item, self.options.reading)
+        rows = (
+            counted
+            or item.rows
+            or scorer.counter.count_at(
+                item.hyps, item.refs, input_name(self.options.reading), item.line
+            )
+        )
         scorer.accumulate(rows, item.segments)
         if self.store is not None:
             if not item.is_segment:

@@ -694,15 +694,15 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# (The two paths prepare references differently: a path's count reads its
-# own prepare_refs' output only.)
+# The batch functions' twins (bleustream.metrics.protocol; the test of
+# their signatures reads this):
 KERNEL_TWINS = {
-    "prepare_refs": (c_prepare_refs, py_prepare_refs),
-    "count": (c_count, py_count),
     "count_batch": (c_count_batch, py_count_batch),
     "sum_batch": (c_sum_batch, py_sum_batch),
     "score_batch": (c_score_batch, py_score_batch),
 }
+# (The two paths prepare references differently: a path's count reads its
+# own prepare_refs' output only.)
 prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
     py_prepare_refs if native is None else c_prepare_refs
 )

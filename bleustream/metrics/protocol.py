@@ -83,27 +83,32 @@ length: ``hyps`` (segment ``i``'s hypothesis, a ``str``) and ``refs``
 (its references, a sequence of at least one ``str``).  The batch functions
 are factories, as ``prepare_refs`` and ``count`` are: called once with the
 settings (where a metric loads what it needs once, a table or a model),
-they return the function of a batch, which returns one result per segment
-in input order:
+they return the function of a batch:
 
 * ``count_batch(S) -> CountBatch``, ``(hyps, refs) -> list[Row]``: each
   segment's row, ``count(S)(hyps[i], prepare_refs(S)(refs[i]))``;
 * ``sum_batch(S) -> SumBatch``, ``(hyps, refs) -> Part``: the rows of a
-  batch of at least one segment, ready to add into totals (``batch_part``): ``("sum", row)``, their sum,
-  where rows are whole numbers (any grouping sums them alike), else
-  ``("rows", rows)``, to be added one by one in input order;
+  batch of at least one segment, ready to add into totals
+  (``batch_part``): ``("sum", row)``, their sum, where rows are whole
+  numbers (any grouping sums them alike), else ``("rows", rows)``, to be
+  added one by one in input order;
 * ``score_batch(S) -> ScoreBatch``, ``(rows, signature, one) -> list``:
   each row's score object, equal to ``one(row, signature)`` (the pure
   ``Spec.score_object``), which is also what a row the batch cannot
   score goes to.
 
-Each is one name bound in the metric's module to its compiled twin
-(``c_<name>``) or its pure one (``py_<name>``), both with the same
-signature, listed in ``KERNEL_TWINS`` (name to ``(c_<name> or None,
-py_<name>)``); a factory never returns None, so a caller never tests
-which path it has.  A metric whose count is a model's forward pass gives
-its ``count_batch`` the model's batch and sums its rows with
-``sum_of_rows``.
+A factory never returns None and the functions it makes take any
+batch, so a caller never tests which path it has.  Where a metric has C
+batches, each name is bound in its module, in one line, to the compiled
+twin (``c_<name>``) or the pure one (``py_<name>``), of the same
+signature, and ``KERNEL_TWINS`` maps the name to the pair
+(``tests/native/test_kernel_twins.py`` reads it); a metric without them
+(TER) binds its pure functions and lists none.  A metric whose count is a
+model's forward pass (a neural metric) makes its model in ``count_batch(S)``,
+runs it on the batch, and sums its rows with ``sum_of_rows`` (a row of
+floats is added one by one, so its sums round as one process's do);
+``segment_rows``, ``sum_of_rows`` and ``each_score`` are the batch
+functions of a metric that counts segment by segment.
 
 A result (``MetricResult``: each metric's ``<Name>Result``, such as
 ``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)

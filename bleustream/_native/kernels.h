@@ -103,6 +103,7 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
+BS_INTERNAL BS_FASTCALL(bs_chrf_sum);
 BS_INTERNAL BS_FASTCALL(bs_chrf_scores);
 BS_INTERNAL BS_FASTCALL(bs_split_words);
 BS_INTERNAL BS_FASTCALL(bs_past_newlines);

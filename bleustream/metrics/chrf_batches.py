@@ -1,7 +1,8 @@
 """chrF's batch functions in C, the compiled twins of ``chrf.py_<name>``.
 
 ``c_count_batch(settings)`` counts a batch's rows in one call
-(``chrf_rows``), ``c_score_batch(settings)`` makes their ``CHRFScore``
+(``chrf_rows``), ``c_sum_batch`` sums them there (``chrf_sum``),
+``c_score_batch(settings)`` makes their ``CHRFScore``
 objects in another (``chrf_scores``); ``bleustream.metrics.chrf`` binds
 them with the compiled kernels (the batch protocol:
 ``bleustream.metrics.protocol``).  Each gives what the pure code gives
@@ -41,31 +42,47 @@ def _whole_settings(settings: Settings) -> bool:
     return all(type(x) is int for x in numbers) and type(settings.eps_smoothing) is bool
 
 
-def c_count_batch(settings: Settings) -> CountBatch:
-    """A batch's rows in one C call (``chrf_rows``): ``lines(hyps, refs)``,
-    ``refs[i]`` the references of ``hyps[i]``, gives each ``c_count`` row,
-    the C code choosing the best reference by ``f_score``'s twin."""
-    assert native is not None
-    if not _whole_settings(settings):
-        from bleustream.metrics import chrf
-
-        return segment_rows(chrf.c_prepare_refs(settings), chrf.c_count(settings))
-    kernel, lowercase = native.chrf_rows, settings.lowercase
+def _c_batch(settings: Settings, kernel: Any) -> Callable[[Sequence[str], Sequence[Any]], Any]:
+    """``kernel`` (``chrf_rows`` or ``chrf_sum``) called as ``(hyps, refs)``
+    with the settings, on the lines lowercased where they say so."""
+    lowercase = settings.lowercase
     fixed = (settings.char_order, settings.word_order, settings.whitespace)
     fixed += (settings.beta, settings.eps_smoothing)
 
-    def lines(hyps: Sequence[str], refs: Sequence[Any]) -> list[Row]:
+    def lines(hyps: Sequence[str], refs: Sequence[Any]) -> Any:
         if lowercase:
             hyps = [hyp.lower() for hyp in hyps]
             refs = [tuple(ref.lower() for ref in segment) for segment in refs]
-        return kernel(hyps, refs, *fixed)  # type: ignore[no-any-return]
+        return kernel(hyps, refs, *fixed)
 
     return lines
 
 
+def _segments(settings: Settings) -> CountBatch:
+    """The rows of the compiled per-segment kernels (``chrf.c_count``)."""
+    from bleustream.metrics import chrf
+
+    return segment_rows(chrf.c_prepare_refs(settings), chrf.c_count(settings))
+
+
+def c_count_batch(settings: Settings) -> CountBatch:
+    """A batch's rows in one C call (``chrf_rows``): ``refs[i]`` the
+    references of ``hyps[i]``, each row ``c_count``'s, the C code choosing
+    the best reference by ``f_score``'s twin."""
+    assert native is not None
+    if not _whole_settings(settings):
+        return _segments(settings)
+    return _c_batch(settings, native.chrf_rows)
+
+
 def c_sum_batch(settings: Settings) -> SumBatch:
-    """The sum of ``c_count_batch``'s rows, ready to add."""
-    return sum_of_rows(c_count_batch(settings))
+    """The sum of ``c_count_batch``'s rows, made in C (``chrf_sum``) without
+    a row per segment, ready to add."""
+    assert native is not None
+    if not _whole_settings(settings):
+        return sum_of_rows(_segments(settings))
+    summed = _c_batch(settings, native.chrf_sum)
+    return lambda hyps, refs: ("sum", summed(hyps, refs))
 
 
 def c_score_batch(settings: Settings) -> ScoreBatch:

@@ -516,6 +516,49 @@ def test_chrf_rows_with_many_repeats(hyp: str, refs: list[str], chars: int, word
     assert _compare_counts(_chrf_counts(the_settings), [hyp], [refs]) == 1
 
 
+@needs_native
+@EXAMPLES
+@given(
+    st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), min_size=1, max_size=5),
+    st.integers(1, 7),
+    st.integers(0, 3),
+    st.booleans(),
+)
+@pytest.mark.slow
+def test_chrf_batch_sums_on_any_text(
+    segments: list[tuple[str, list[str]]], chars: int, words: int, lowercase: bool
+) -> None:
+    """chrF's C ``sum_batch`` (``chrf_sum``) against the pure one, and the
+    sum of the rows of its ``count_batch`` (``chrf_rows``)."""
+    from bleustream.metrics import chrf_batches
+
+    the_settings = chrf.Settings(char_order=chars, word_order=words, lowercase=lowercase)
+    with _compiled(chrf_batches), _compiled(chrf):
+        compiled_sum = chrf.c_sum_batch(the_settings)
+        compiled_rows = chrf.c_count_batch(the_settings)
+    hyps, refs = [h for h, _ in segments], [r for _, r in segments]
+    kind, total = compiled_sum(hyps, refs)
+    _rows(total)
+    assert (kind, total) == chrf.py_sum_batch(the_settings)(hyps, refs)
+    assert total == tuple(map(sum, zip(*compiled_rows(hyps, refs))))
+
+
+@needs_native
+def test_chrf_sum_refuses_what_chrf_rows_refuses() -> None:
+    assert N is not None
+    assert N.chrf_sum([], [], 6, 2, False, 2, False) == (0,) * 24
+    for exc, args in (
+        (TypeError, ([b"x"], [["x"]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [[]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [["x"], ["y"]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [["x"]], 0, 0, False, 2, False)),
+        (TypeError, (["x"], [["x"]], 6, 0, False, 2)),
+    ):
+        for kernel in (N.chrf_rows, N.chrf_sum):
+            with pytest.raises(exc):
+                kernel(*args)
+
+
 @given(
     st.binary(max_size=200).map(lambda b: b.replace(b"x", b"\n")),
     st.integers(0, 220),

@@ -10,7 +10,8 @@ segment, shared by one process's scorer and the worker processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -101,10 +102,11 @@ class SegmentCounter:
         (``sum_batch``); with several, each segment is counted as ``count``
         counts it, a hypothesis that several systems gave once."""
         if self.systems != 1:
-            return sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
+            summed = sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
+            return summed._replace(tokenized=tuple(map(looks_tokenized, zip(*hyps))))
         column = [segment[0] for segment in hyps]
         parts = [sum_batch(column, refs) for sum_batch in self._sum_batch]
-        return Summed([parts], len(hyps), len(refs[0]))
+        return Summed([parts], len(hyps), len(refs[0]), (looks_tokenized(column),))
 
     def count_at(self, hyps: Sequence[str], refs: Sequence[str], source: str, line: int) -> Rows:
         """``count``, a problem in the segment's text located at ``source``'s
@@ -141,7 +143,8 @@ def add_summed(a: Summed | None, b: Summed) -> Summed:
         [_add_parts(x, y) for x, y in zip(system_a, system_b)]
         for system_a, system_b in zip(a.parts, b.parts)
     ]
-    return Summed(parts, a.segments + b.segments, a.nrefs)
+    tokenized = tuple(map(operator.add, a.tokenized, b.tokenized)) or a.tokenized or b.tokenized
+    return Summed(parts, a.segments + b.segments, a.nrefs, tokenized)
 
 
 def _add_parts(x: Part, y: Part) -> Part:
@@ -168,6 +171,19 @@ class Summed(NamedTuple):
     parts: list[list[Part]]
     segments: int
     nrefs: int  # references of the first segment
+    # Per system, the hypotheses that end in " .", SacreBLEU's sign of
+    # tokenized text (its warning: ``looks_tokenized``); () where not counted.
+    tokenized: tuple[int, ...] = ()
+
+
+_ENDS_TOKENIZED = operator.methodcaller("endswith", " .")
+
+
+def looks_tokenized(hyps: Iterable[str]) -> int:
+    """How many of one system's hypotheses end in " .": what SacreBLEU
+    counts to warn, at 100, that a system's text looks tokenized (its
+    ``_extract_corpus_statistics``); counted once per batch."""
+    return sum(map(_ENDS_TOKENIZED, hyps))
 
 
 def add_parts(total: Totals, parts: Sequence[Part], segments: int) -> Totals:

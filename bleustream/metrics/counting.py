@@ -161,11 +161,11 @@ def _as_rows(part: Part) -> list[Row]:
 class Summed(NamedTuple):
     """A batch's statistics added up in the worker, for a run that needs only sums.
 
-    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
-    statistics: their sum is the same in any order) or ``("rows", [row,
-    ...])``: statistics with floats (TER's average reference length), which
-    the parent adds one by one so that its running sum rounds as one
-    process's does.
+    ``parts`` holds, per system and metric, a ``protocol.Part``: either
+    ``("sum", row)`` (whole-number statistics: their sum is the same in any
+    order) or ``("rows", [row, ...])``: statistics with fractions (TER's
+    average length of several references), which the parent adds one by
+    one so that its running sum rounds as one process's does.
     """
 
     parts: list[list[Part]]

@@ -91,7 +91,7 @@ they return the function of a batch:
   batch of at least one segment, ready to add into totals
   (``batch_part``): ``("sum", row)``, their sum, where rows are whole
   numbers (any grouping sums them alike), else ``("rows", rows)``, to be
-  added one by one in input order;
+  added one by one in input order (TER's rows of several references);
 * ``score_batch(S) -> ScoreBatch``, ``(rows, signature, one) -> list``:
   each row's score object, equal to ``one(row, signature)`` (the pure
   ``Spec.score_object``), which is also what a row the batch cannot
@@ -319,10 +319,18 @@ ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]
 
 def batch_part(rows: Sequence[Row]) -> Part:
     """A batch's rows (at least one) ready to add into totals: their sum
-    where they are whole numbers, else the rows, to be added one by one."""
-    if any(isinstance(x, float) for row in rows for x in row):
+    where they are whole numbers, else the rows, to be added one by one.
+
+    A float of whole value (TER's average length of one reference) counts
+    as whole while the sums stay below 2**53: such floats add exactly, so
+    their sum is the same in any grouping, as ints' is."""
+    floats = [x for row in rows for x in row if isinstance(x, float)]
+    if not all(map(float.is_integer, floats)):
         return ("rows", list(rows))
-    return ("sum", tuple(map(sum, zip(*rows))))
+    total = tuple(map(sum, zip(*rows)))
+    if floats and not all(abs(x) < MAX_COUNT for x in total):
+        return ("rows", list(rows))
+    return ("sum", total)
 
 
 def segment_rows(

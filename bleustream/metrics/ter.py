@@ -223,7 +223,9 @@ def count_batch(settings: Settings) -> CountBatch:
 
 
 def sum_batch(settings: Settings) -> SumBatch:
-    """``count_batch``'s rows, to be added one by one (a row holds a float)."""
+    """``count_batch``'s rows ready to add: summed with one reference a
+    segment (the average length is a float of whole value), else to be
+    added one by one (``batch_part``)."""
     return sum_of_rows(count_batch(settings))
 
 

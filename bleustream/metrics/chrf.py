@@ -56,7 +56,13 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.chrf_batches import c_count_batch, c_score_batch, c_sum_batch
+from bleustream.metrics.chrf_batches import (
+    c_count,
+    c_count_batch,
+    c_prepare_refs,
+    c_score_batch,
+    c_sum_batch,
+)
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     CountBatch,
@@ -559,48 +565,6 @@ def py_sum_batch(settings: Settings) -> SumBatch:
 def py_score_batch(settings: Settings) -> ScoreBatch:
     """Each row's score object, made one by one."""
     return each_score
-
-
-# The compiled twins (bleustream.kernels): ``chrf_ref_rows`` gives the
-# rows ``_one_reference_stats`` / ``_order_stats`` make, one per reference;
-# the choice of the best reference, with its floating-point f-scores, stays
-# here.  The references are kept as (lowercased) text, whose n-grams the C
-# code makes on each call.
-
-
-def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
-    """``py_prepare_refs`` for the compiled kernels: the references' text."""
-    lowercase = settings.lowercase
-
-    def prepare(refs: Sequence[str]) -> tuple[str, ...]:
-        if not refs:
-            raise ValueError("a segment needs at least one reference")
-        return tuple(ref.lower() for ref in refs) if lowercase else tuple(refs)
-
-    return prepare
-
-
-def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
-    """``py_count`` for the compiled kernels."""
-    assert native is not None
-    chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
-    lowercase = settings.lowercase
-    order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
-    rows_of = native.chrf_ref_rows
-
-    def hyp_row(hyp: str, refs: tuple[str, ...]) -> Row:
-        rows = rows_of(hyp.lower() if lowercase else hyp, refs, chars, words, whitespace)
-        if len(rows) == 1:
-            return rows[0]
-        best: Row = ()
-        best_f = -1.0
-        for stats in rows:
-            f = f_score(stats, order, beta, eps_smoothing)
-            if f > best_f:
-                best_f, best = f, stats
-        return best
-
-    return hyp_row
 
 
 # ----------------------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""chrF's batch functions in C, the compiled twins of ``chrf.py_<name>``.
+"""chrF in C: the compiled twins of ``chrf.py_<name>``.
+
+``c_prepare_refs`` and ``c_count`` count a segment (``chrf_ref_rows``).
 
 ``c_count_batch(settings)`` counts a batch's rows in one call
 (``chrf_rows``), ``c_sum_batch`` sums them there (``chrf_sum``),
@@ -9,9 +11,9 @@ them with the compiled kernels (the batch protocol:
 (``chrf.py_count``, the best reference's row; ``Spec.score_object``), to
 the last bit: the C code computes ``chrf.f_score``'s operations in its
 order.  Settings the C batches do not take (orders or beta not of type
-int) are counted with the compiled ``chrf.c_count`` segment by segment, and
-scored by the pure code.  This module imports ``chrf`` only when first
-called, as ``chrf`` imports it.
+int) are counted with ``c_count`` segment by segment, and scored by the
+pure code.  This module imports ``chrf`` (for ``f_score``) only when
+first called, as ``chrf`` imports it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,51 @@ def _whole_settings(settings: Settings) -> bool:
     return all(type(x) is int for x in numbers) and type(settings.eps_smoothing) is bool
 
 
+# The per-segment twins of chrf.py_prepare_refs and chrf.py_count:
+# ``chrf_ref_rows`` gives the rows ``_one_reference_stats`` /
+# ``_order_stats`` make, one per reference; the choice of the best
+# reference, with its floating-point f-scores (``chrf.f_score``), is made
+# in Python.  The references are kept as (lowercased) text, whose n-grams
+# the C code makes on each call.
+
+
+def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """``py_prepare_refs`` for the compiled kernels: the references' text."""
+    lowercase = settings.lowercase
+
+    def prepare(refs: Sequence[str]) -> tuple[str, ...]:
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return tuple(ref.lower() for ref in refs) if lowercase else tuple(refs)
+
+    return prepare
+
+
+def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
+    """``py_count`` for the compiled kernels."""
+    assert native is not None
+    from bleustream.metrics.chrf import f_score
+
+    chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
+    lowercase = settings.lowercase
+    order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
+    rows_of = native.chrf_ref_rows
+
+    def hyp_row(hyp: str, refs: tuple[str, ...]) -> Row:
+        rows = rows_of(hyp.lower() if lowercase else hyp, refs, chars, words, whitespace)
+        if len(rows) == 1:
+            return rows[0]
+        best: Row = ()
+        best_f = -1.0
+        for stats in rows:
+            f = f_score(stats, order, beta, eps_smoothing)
+            if f > best_f:
+                best_f, best = f, stats
+        return best
+
+    return hyp_row
+
+
 def _c_batch(settings: Settings, kernel: Any) -> Callable[[Sequence[str], Sequence[Any]], Any]:
     """``kernel`` (``chrf_rows`` or ``chrf_sum``) called as ``(hyps, refs)``
     with the settings, on the lines lowercased where they say so."""
@@ -59,10 +106,8 @@ def _c_batch(settings: Settings, kernel: Any) -> Callable[[Sequence[str], Sequen
 
 
 def _segments(settings: Settings) -> CountBatch:
-    """The rows of the compiled per-segment kernels (``chrf.c_count``)."""
-    from bleustream.metrics import chrf
-
-    return segment_rows(chrf.c_prepare_refs(settings), chrf.c_count(settings))
+    """The rows of the compiled per-segment kernels (``c_count``)."""
+    return segment_rows(c_prepare_refs(settings), c_count(settings))
 
 
 def c_count_batch(settings: Settings) -> CountBatch:

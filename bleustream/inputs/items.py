@@ -397,5 +397,5 @@ def _summed(counter: SegmentCounter, batch: Sequence[Item], options: ReadOptions
         [item.hyps for item in batch],
         [item.refs for item in batch],
         input_name(options),
-        [item.line for item in batch],
+        (item.line for item in batch),
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import NamedTuple
 
 from bleustream.errors import InputError
@@ -123,10 +124,11 @@ class SegmentCounter:
         hyps: Sequence[Sequence[str]],
         refs: Sequence[Sequence[str]],
         source: str,
-        lines: Sequence[int],
+        lines: Iterable[int],
     ) -> Summed:
         """``summed``, a problem in a segment's text located at ``source``'s
-        line of that segment (``lines[i]``), as ``count_at`` locates it."""
+        line of that segment (``lines``, read only then), as ``count_at``
+        locates it."""
         try:
             return self.summed(hyps, refs)
         except InputError:
@@ -176,14 +178,13 @@ class Summed(NamedTuple):
     tokenized: tuple[int, ...] = ()
 
 
-_ENDS_TOKENIZED = operator.methodcaller("endswith", " .")
 
 
 def looks_tokenized(hyps: Iterable[str]) -> int:
     """How many of one system's hypotheses end in " .": what SacreBLEU
     counts to warn, at 100, that a system's text looks tokenized (its
     ``_extract_corpus_statistics``); counted once per batch."""
-    return sum(map(_ENDS_TOKENIZED, hyps))
+    return sum(map(str.endswith, hyps, repeat(" .")))
 
 
 def add_parts(total: Totals, parts: Sequence[Part], segments: int) -> Totals:

@@ -33,7 +33,9 @@ from bleustream.metrics.scores import BLEUScore
 if TYPE_CHECKING:
     from bleustream.metrics.bleu import Settings
 
-ScoreValues = Callable[[Sequence[Row]], "list[float]"]
+    ScoreValues = Callable[[Sequence[Row]], list[float]]
+else:
+    ScoreValues = Any  # (for type checkers: see protocol.CountBatch)
 
 
 def _lines(settings: Settings, kernels: dict[str, Any]) -> Any:

@@ -178,8 +178,6 @@ class Summed(NamedTuple):
     tokenized: tuple[int, ...] = ()
 
 
-
-
 def looks_tokenized(hyps: Iterable[str]) -> int:
     """How many of one system's hypotheses end in " .": what SacreBLEU
     counts to warn, at 100, that a system's text looks tokenized (its

@@ -123,7 +123,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
 
@@ -309,12 +309,17 @@ def option_values(
 
 # A batch's functions (see the module docstring): each segment's row, the
 # rows ready to add, each row's score object.
-Lines = Sequence[str]
-References = Sequence[Sequence[str]]
-Part = tuple[str, Any]  # ("sum", row) or ("rows", [row, ...])
-CountBatch = Callable[[Lines, References], list[Row]]
-SumBatch = Callable[[Lines, References], Part]
-ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]]
+# (Spelled out for type checkers alone: annotations are not evaluated at
+# run time, and subscripting Callable costs every start-up.)
+if TYPE_CHECKING:
+    Lines = Sequence[str]
+    References = Sequence[Sequence[str]]
+    Part = tuple[str, Any]  # ("sum", row) or ("rows", [row, ...])
+    CountBatch = Callable[[Lines, References], list[Row]]
+    SumBatch = Callable[[Lines, References], Part]
+    ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]]
+else:
+    Lines = References = Part = CountBatch = SumBatch = ScoreBatch = Any
 
 
 def batch_part(rows: Sequence[Row]) -> Part:

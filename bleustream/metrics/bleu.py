@@ -20,10 +20,10 @@ from typing import Any, Callable
 from bleustream.kernels import native
 from bleustream.metrics.bleu_batches import (
     ScoreValues,
-    c_count_batch,
     c_score_batch,
-    c_score_values_batch,
-    c_sum_batch,
+    compiled_rows,
+    compiled_sums,
+    compiled_values,
 )
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
@@ -480,6 +480,29 @@ def c_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     prepare = preprocess(settings)
     native_row = native.hyp_row
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
+
+
+def _c_segments(settings: Settings) -> CountBatch:
+    """The rows of the compiled per-segment kernels (``c_count``)."""
+    return segment_rows(c_prepare_refs(settings), c_count(settings))
+
+
+def c_count_batch(settings: Settings) -> CountBatch:
+    """``py_count_batch`` in one C call where the kernels tokenize as the
+    settings say (``bleu_batches.compiled_rows``), else segment by segment."""
+    rows = compiled_rows(settings)
+    return _c_segments(settings) if rows is None else rows
+
+
+def c_sum_batch(settings: Settings) -> SumBatch:
+    """``py_sum_batch`` made in C without a row per segment where it can be."""
+    summed = compiled_sums(settings)
+    return sum_of_rows(_c_segments(settings)) if summed is None else summed
+
+
+def c_score_values_batch(settings: Settings) -> ScoreValues:
+    """``py_score_values_batch`` in one C call (``bleu_batches.compiled_values``)."""
+    return compiled_values(settings, py_score_values_batch(settings))
 
 
 def with_orders(row: Row, settings: Settings) -> BleuResult:

@@ -8,9 +8,9 @@ floating-point operations in its order.  Each gives what its pure twin
 gives, to the last bit, for any settings: where the C code does not
 tokenize or score so (another tokenizer, add-k smoothing, BLEU-1..N), it
 counts segment by segment with the compiled ``bleu.c_count``, or scores
-with the pure code.  ``bleustream.metrics.bleu`` binds them (the batch
-protocol: ``bleustream.metrics.protocol``); this module imports it only
-when first called, as it imports this one.
+with the pure code, which ``bleustream.metrics.bleu`` passes in: that
+module binds its ``c_*_batch`` twins from these (the batch protocol:
+``bleustream.metrics.protocol``), and this one never imports it.
 """
 
 from __future__ import annotations
@@ -25,14 +25,13 @@ from bleustream.metrics.protocol import (
     ScoreBatch,
     SumBatch,
     each_score,
-    segment_rows,
-    sum_of_rows,
 )
 from bleustream.metrics.scores import BLEUScore
 
-if TYPE_CHECKING:
-    from bleustream.metrics.bleu import Settings
+# ``bleu.Settings``, named and not imported: this module sits below ``bleu``.
+Settings = Any
 
+if TYPE_CHECKING:
     ScoreValues = Callable[[Sequence[Row]], list[float]]
 else:
     ScoreValues = Any  # (for type checkers: see protocol.CountBatch)
@@ -58,29 +57,22 @@ def _lines(settings: Settings, kernels: dict[str, Any]) -> Any:
     return lambda hyps, refs: kernel(hyps, refs, max_order)
 
 
-def _segments(settings: Settings) -> CountBatch:
-    """The rows of the compiled per-segment kernels (``bleu.c_count``)."""
-    from bleustream.metrics import bleu
-
-    return segment_rows(bleu.c_prepare_refs(settings), bleu.c_count(settings))
-
-
-def c_count_batch(settings: Settings) -> CountBatch:
-    """Each segment's row: one C call that tokenizes and counts the whole
-    batch (``bleu_rows_13a``/``bleu_rows_zh``) where the kernels have the
-    tokenizer, else ``bleu.c_count`` segment by segment."""
+def compiled_rows(settings: Settings) -> CountBatch | None:
+    """Each segment's row from one C call that tokenizes and counts the
+    whole batch (``bleu_rows_13a``/``bleu_rows_zh``); None where the kernels
+    lack the settings' tokenizer (``bleu.c_count_batch`` then counts
+    segment by segment)."""
     assert native is not None
-    rows = _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})
-    return _segments(settings) if rows is None else rows  # type: ignore[no-any-return]
+    return _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})  # type: ignore[no-any-return]
 
 
-def c_sum_batch(settings: Settings) -> SumBatch:
+def compiled_sums(settings: Settings) -> SumBatch | None:
     """The batch's summed row, made in C (``bleu_sum_13a``/``bleu_sum_zh``)
-    without a row per segment; the sum of ``c_count_batch``'s rows elsewhere."""
+    without a row per segment; None where the kernels lack the tokenizer."""
     assert native is not None
     summed = _lines(settings, {"13a": native.bleu_sum_13a, "zh": native.bleu_sum_zh})
     if summed is None:
-        return sum_of_rows(_segments(settings))
+        return None
     return lambda hyps, refs: ("sum", summed(hyps, refs))
 
 
@@ -123,15 +115,12 @@ def c_score_batch(settings: Settings) -> ScoreBatch:
     return made
 
 
-def c_score_values_batch(settings: Settings) -> ScoreValues:
+def compiled_values(settings: Settings, pure: ScoreValues) -> ScoreValues:
     """Each row's score, ``score(row, settings).score``, in one C call
     (``bleu_values``: ``c_score_batch``'s arithmetic without the objects);
     a row it cannot score so, and every row where ``_c_settings`` is None,
-    is scored by the pure code."""
+    is scored by ``pure`` (``bleu.py_score_values_batch``'s)."""
     assert native is not None
-    from bleustream.metrics import bleu
-
-    pure = bleu.py_score_values_batch(settings)
     fixed = _c_settings(settings)
     if fixed is None:
         return pure

@@ -63,6 +63,7 @@ from bleustream.metrics.chrf_batches import (
     c_score_batch,
     c_sum_batch,
 )
+from bleustream.metrics.chrf_fscore import f_score
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     CountBatch,
@@ -77,7 +78,6 @@ from bleustream.metrics.protocol import (
     sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
-from bleustream.metrics.smoothing import CHRF_EPS
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -476,44 +476,6 @@ def _order_stats(
             alive = False
         # SacreBLEU counts no hypothesis n-grams against a reference without any.
         out += (hyp_total if ref_total else 0, ref_total, match)
-
-
-def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) -> float:
-    """SacreBLEU's ``CHRF._compute_f_score``, operation for operation."""
-    eps = CHRF_EPS
-    score = 0.0
-    effective_order = 0
-    factor = beta**2
-    avg_prec, avg_rec = 0.0, 0.0
-
-    triplets = iter(stats)
-    for n_hyp, n_ref, n_match in zip(triplets, triplets, triplets):
-        prec = n_match / n_hyp if n_hyp > 0 else eps
-        rec = n_match / n_ref if n_ref > 0 else eps
-
-        if eps_smoothing:  # the per-order sum is used by eps smoothing only
-            denom = factor * prec + rec
-            score += ((1 + factor) * prec * rec / denom) if denom > 0 else eps
-
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective_order += 1
-
-    if eps_smoothing:
-        return 100 * score / order
-
-    if effective_order == 0:
-        avg_prec = avg_rec = 0.0
-    else:
-        avg_prec /= effective_order
-        avg_rec /= effective_order
-
-    if avg_prec + avg_rec:
-        score = (1 + factor) * avg_prec * avg_rec
-        score /= (factor * avg_prec) + avg_rec
-        return 100 * score
-    return 0.0
 
 
 def py_count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:

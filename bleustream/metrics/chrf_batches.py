@@ -19,9 +19,10 @@ first called, as ``chrf`` imports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from bleustream.kernels import native
+from bleustream.metrics.chrf_fscore import f_score
 from bleustream.metrics.protocol import (
     CountBatch,
     Row,
@@ -33,8 +34,8 @@ from bleustream.metrics.protocol import (
 )
 from bleustream.metrics.scores import CHRFScore
 
-if TYPE_CHECKING:
-    from bleustream.metrics.chrf import Settings
+# ``chrf.Settings``, named and not imported: this module sits below ``chrf``.
+Settings = Any
 
 
 def _whole_settings(settings: Settings) -> bool:
@@ -67,7 +68,6 @@ def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, .
 def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
     """``py_count`` for the compiled kernels."""
     assert native is not None
-    from bleustream.metrics.chrf import f_score
 
     chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
     lowercase = settings.lowercase

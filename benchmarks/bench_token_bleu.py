@@ -32,13 +32,24 @@ scores the batch once and five times, one hash seed; the difference over four
 batches, so start-up and set-up fall out).  The machine may be busy: the load average is printed
 before and after.
 
-    python benchmarks/bench_token_bleu.py
-    python benchmarks/bench_token_bleu.py --repeat 5 --callgrind 0 --json
+Then ids chosen to collide in the compiled matcher's hash (``--flood``,
+32,000 and 64,000 ids in one sentence, references and hypothesis): its
+first probe is the top bits of ``id * NGRAM_MUL`` (``kernels.h``), so ids
+``k * NGRAM_MUL^-1 mod 2**64`` all have slot 0 ("one slot", where each probe
+walked past every id before it: 32,000 took 0.92 s), and ids ``(k << (64 -
+b)) * NGRAM_MUL^-1`` fill one run of slots of the unigram table of ``2**b``
+slots, whose start the hypothesis' absent ids probe ("one run"); and ids
+whose bigram tuples share one Python hash, the pure twin's ("one tuple
+hash": Python's tuple hash can be undone step by step).  Each is
+timed (CPU, best of ``--repeat``) beside random int64 ids of the same count
+and layout, compiled and pure; the aim: within 5x of random ids.  The
+scores must equal SacreBLEU's there too.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -53,10 +64,15 @@ from typing import Any
 
 from harness import EXIT_FAIL, EXIT_OK, machine, render
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.helpers.hash_flood import colliding_ids, tuple_colliding_ids, unigram_bits
+
 LENGTHS = (1024, 128)
 VOCAB = 32_000
 AIM_MS = 19.0
 AIM_RATIO = 100.0
+FLOOD_COUNTS = (32_000, 64_000)
+AIM_FLOOD = 5.0
 
 
 def make_batch(sentences: int, length: int, seed: int) -> tuple[Any, Any]:
@@ -285,12 +301,95 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def flood_ids(kind: str, count: int) -> tuple[Any, Any]:
+    """(hypothesis, reference) of ``count`` ids, one sentence each: ``kind``
+    "one slot", "one run" (see the module's text) or "random"; the
+    hypothesis is the reference shuffled, every seventh id one it lacks."""
+    import numpy as np
+
+    rng = np.random.default_rng(count)
+
+    def chosen(numbers: range, shift: int) -> Any:
+        return np.array(colliding_ids(numbers, shift), dtype=np.int64)
+
+    if kind == "random":
+        ids = rng.integers(-(2**63), 2**63 - 1, count + count // 4, dtype=np.int64)
+        present, absent = ids[:count], ids[count:]
+    elif kind == "one slot":
+        present, absent = chosen(range(count), 0), chosen(range(count, count + count // 4), 0)
+    elif kind == "one tuple hash":
+        ids = np.array(tuple_colliding_ids(count + count // 4), dtype=np.int64)
+        present, absent = ids[:count], ids[count:]
+    else:
+        present = chosen(range(count), 64 - unigram_bits(count))
+        absent = chosen(range(1, count // 4 + 1), 0)
+    hyp = present[rng.permutation(count)]
+    hyp[::7] = absent[: len(hyp[::7])]
+    return hyp[None, :], present[None, :]
+
+
+def bench_flood(count: int, repeat: int) -> dict[str, Any]:
+    """Chosen ids against random ones of the same count, compiled and pure."""
+    import sacrebleu
+
+    import bleustream
+    from bleustream.kernels import native
+    from bleustream.metrics import bleu
+    from bleustream.metrics.token_bleu import py_token_rows, settings_of
+    from bleustream.metrics.token_ids import id_stream
+
+    def pure(hyp: Any, ref: Any) -> list[float]:
+        rows = py_token_rows(id_stream(hyp), [id_stream(ref)], 4, None, 0, 1)
+        return [bleu.score(rows[0], settings_of()).score]
+
+    def compiled(hyp: Any, ref: Any) -> Any:
+        return bleustream.token_bleu(hyp, [ref])
+
+    paths = {"compiled": compiled, "pure": pure} if native is not None else {"pure": pure}
+    report: dict[str, Any] = {"ids": count, "kinds": {}, "equal_to_sacrebleu": True}
+    for kind in ("random", "one slot", "one run", "one tuple hash"):
+        hyp, ref = flood_ids(kind, count)
+        words = [" ".join(map(str, row)) for row in (hyp[0].tolist(), ref[0].tolist())]
+        want = float.hex(sacrebleu.sentence_bleu(words[0], [words[1]], tokenize="none").score)
+        row = {}
+        for path, func in paths.items():
+            func(hyp, ref)  # first-call set-up is not timed
+            _, row[path], got = timed(functools.partial(func, hyp, ref), repeat)
+            report["equal_to_sacrebleu"] &= [float.hex(x) for x in got] == [want]
+        report["kinds"][kind] = row
+    base = report["kinds"]["random"]
+    report["ratios"] = {
+        f"{kind}, {path}": seconds / base[path]
+        for kind, row in report["kinds"].items()
+        if kind != "random"
+        for path, seconds in row.items()
+    }
+    report["aim_flood"] = all(ratio <= AIM_FLOOD for ratio in report["ratios"].values())
+    return report
+
+
+def format_flood(report: dict[str, Any]) -> str:
+    table = [("", *(f"{path} cpu ms" for path in report["kinds"]["random"]), "vs random")]
+    for kind, row in report["kinds"].items():
+        ratios = [report["ratios"].get(f"{kind}, {path}") for path in row]
+        shown = "-" if kind == "random" else " / ".join(f"{r:.1f}x" for r in ratios if r)
+        table.append((kind, *(f"{seconds * 1e3:.1f}" for seconds in row.values()), shown))
+    lines = [f"ids chosen to collide in a hash: {report['ids']:,} ids, one sentence"]
+    lines.append(render(table))
+    lines.append(f"scores equal to SacreBLEU's, bit for bit: {report['equal_to_sacrebleu']}")
+    lines.append(f"aim: chosen ids within {AIM_FLOOD:.0f}x of random ones: {report['aim_flood']}")
+    return "\n".join(lines)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Time token-ID BLEU against its peers.")
     parser.add_argument("--sentences", type=int, default=256, metavar="N")
     parser.add_argument("--repeat", type=int, default=5, metavar="K", help="passes (default 5)")
     parser.add_argument(
         "--callgrind", type=int, default=1, metavar="0|1", help="count instructions (default 1)"
+    )
+    parser.add_argument(
+        "--flood", type=int, default=1, metavar="0|1", help="time chosen ids (default 1)"
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
@@ -309,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report, equal = bench_size(args.sentences, length, args.repeat, bool(args.callgrind))
         reports.append(report)
         ok &= equal
+    floods = [bench_flood(count, args.repeat) for count in FLOOD_COUNTS] if args.flood else []
+    ok &= all(flood["equal_to_sacrebleu"] for flood in floods)
     meta = {
         **machine(),
         "kernels": bleustream.KERNELS,
@@ -316,13 +417,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load_after": os.getloadavg(),
     }
     if args.json:
-        print(json.dumps({**meta, "sizes": reports, "ok": ok}, indent=2))
+        print(json.dumps({**meta, "sizes": reports, "floods": floods, "ok": ok}, indent=2))
     else:
         print(f"kernels: {meta['kernels']}, load average before {load_before[0]:.2f}, ", end="")
         print(f"after {meta['load_after'][0]:.2f} ({meta['cpus']} CPUs)")
         for report in reports:
             print()
             print(format_report(report))
+        for flood in floods:
+            print()
+            print(format_flood(flood))
     if not ok:
         print("bench_token_bleu: the numbers differ", file=sys.stderr)
     return EXIT_OK if ok else EXIT_FAIL

@@ -1,8 +1,8 @@
 """bleustream: streaming MT evaluation whose numbers are SacreBLEU's.
 
 The command line is ``bleustream``; from Python, SacreBLEU's API under
-SacreBLEU's names (``bleustream.compat``, ``bleustream.metrics.bleu``,
-``bleustream.tokenizers.tokenizer_13a``, ``bleustream.significance``...), and
+SacreBLEU's names (``bleustream.sacrebleu``, laid out as SacreBLEU's tree:
+``bleustream.sacrebleu.metrics.bleu``...; ``bleustream.compat`` too), and
 the same scorer the command line runs::
 
     import bleustream
@@ -67,8 +67,8 @@ if TYPE_CHECKING:
     )
     from bleustream.dropin import install_as_sacrebleu
     from bleustream.hf import evaluate_module_path
-    from bleustream.metrics.helpers import extract_char_ngrams, extract_word_ngrams
-    from bleustream.utils import SACREBLEU_DIR, smart_open
+    from bleustream.sacrebleu.metrics.helpers import extract_char_ngrams, extract_word_ngrams
+    from bleustream.sacrebleu.utils import SACREBLEU_DIR, smart_open
 
 __all__ = [
     "BLEU",
@@ -111,26 +111,26 @@ __all__ = [
 
 # The public names, each loaded when first used (PEP 562), so that the command
 # line, which imports this package first, loads only what a run needs.
-# Modules, loaded as attributes (``bleustream.compat.sentence_bleu``).
-_MODULES = frozenset(
-    {"compat", "dataset", "engines", "metrics", "rewards", "significance", "tokenizers"}
-    | {"utils", "version"}
-)
+# Modules, loaded as attributes (``bleustream.metrics.BLEU``).
+_MODULES = frozenset({"engines", "metrics", "rewards", "significance", "tokenizers"})
+# SacreBLEU's modules of the same names, as attributes (``bleustream.compat.sentence_bleu``).
+_SACREBLEU_MODULES = frozenset({"compat", "dataset", "utils", "version"})
 # SacreBLEU's other top-level names, from the module of the same role.
 _ELSEWHERE = {
-    "SACREBLEU_DIR": "bleustream.utils",
-    "smart_open": "bleustream.utils",
-    "extract_char_ngrams": "bleustream.metrics.helpers",
-    "extract_word_ngrams": "bleustream.metrics.helpers",
+    "SACREBLEU_DIR": "bleustream.sacrebleu.utils",
+    "smart_open": "bleustream.sacrebleu.utils",
+    "extract_char_ngrams": "bleustream.sacrebleu.metrics.helpers",
+    "extract_word_ngrams": "bleustream.sacrebleu.metrics.helpers",
     "install_as_sacrebleu": "bleustream.dropin",
     "evaluate_module_path": "bleustream.hf",
     "analyze": "bleustream.analysis",
 }
-_API = frozenset(__all__) - {"KERNELS", "__version__"} - _MODULES - set(_ELSEWHERE)
+_API = frozenset(__all__) - {"KERNELS", "__version__"} - _MODULES - _SACREBLEU_MODULES
+_API -= set(_ELSEWHERE)
 
 
 # SacreBLEU's test-set functions, which its package also gives at the top
-# (``bleustream.utils``; the testsets extra), and its ``DATASETS``.
+# (``bleustream.sacrebleu.utils``; the testsets extra), and its ``DATASETS``.
 _TEST_SETS = frozenset(
     {
         "download_test_set",
@@ -145,11 +145,11 @@ _TEST_SETS = frozenset(
 
 def __getattr__(name: str) -> Any:
     if name in _TEST_SETS:
-        from bleustream import utils
+        from bleustream.sacrebleu import utils
 
         value = getattr(utils, name)
     elif name == "DATASETS":
-        from bleustream.dataset import registry
+        from bleustream.sacrebleu.dataset import registry
 
         value = registry()[0].DATASETS
     elif name in _API:
@@ -160,6 +160,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         value = importlib.import_module(f"bleustream.{name}")
+    elif name in _SACREBLEU_MODULES:
+        import importlib
+
+        value = importlib.import_module(f"bleustream.sacrebleu.{name}")
     elif name in _ELSEWHERE:
         import importlib
 

@@ -24,7 +24,13 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from bleustream.metrics import bleu, chrf, ter
-from bleustream.metrics.arguments import check_hypotheses, check_references, check_sentence
+from bleustream.metrics.arguments import (
+    check_bleu_settings,
+    check_chrf_settings,
+    check_hypotheses,
+    check_references,
+    check_sentence,
+)
 from bleustream.metrics.metric_classes import (
     BLEU,
     CHRF,
@@ -56,10 +62,13 @@ def _bleu(
     smooth_method: str,
     smooth_value: float | None,
     lowercase: bool,
-    tokenize: str,
+    tokenize: str | None,
     use_effective_order: bool,
     max_ngram_order: int,
 ) -> Scoring:
+    if tokenize is None:  # SacreBLEU's default, as BLEU(tokenize=None)
+        tokenize = BLEU.TOKENIZER_DEFAULT
+    check_bleu_settings("", smooth_method, tokenize, max_ngram_order, BLEU.TOKENIZERS)
     if bleu.SMOOTH_DEFAULTS.get(smooth_method) is None:
         smooth_value = None  # SacreBLEU ignores a value given to a method that takes none
     settings = bleu.Settings(
@@ -80,7 +89,7 @@ def corpus_bleu(
     smooth_value: float | None = None,
     force: bool = False,
     lowercase: bool = False,
-    tokenize: str = "13a",
+    tokenize: str | None = "13a",
     use_effective_order: bool = False,
     max_ngram_order: int = 4,
 ) -> BLEUScore:
@@ -113,7 +122,7 @@ def sentence_bleu(
     smooth_method: str = "exp",
     smooth_value: float | None = None,
     lowercase: bool = False,
-    tokenize: str = "13a",
+    tokenize: str | None = "13a",
     use_effective_order: bool = True,
     max_ngram_order: int = 4,
 ) -> BLEUScore:
@@ -129,6 +138,7 @@ def sentence_bleu(
 def _chrf(
     char_order: int, word_order: int, beta: int, remove_whitespace: bool, eps_smoothing: bool
 ) -> Scoring:
+    check_chrf_settings("", char_order, word_order, beta)
     settings = chrf.Settings(
         char_order=char_order,
         word_order=word_order,

@@ -56,7 +56,6 @@ from bleustream.errors import (
     failure_status,
 )
 from bleustream.inputs.items import (
-    count_item,
     input_name,
     items_of_segments,
     plain_segments,
@@ -447,8 +446,9 @@ class Job:
                 for _batch, batch in summed_batches(counter, items, reading):
                     summed = add_summed(summed, batch)
             else:  # a test resamples the segments: every one's rows are kept
+                where = input_name(reading)
                 for item in items:
-                    rows.append(count_item(counter, item, reading))
+                    rows.append(counter.count_at(item.hyps, item.refs, where, item.line))
                     nrefs = nrefs or len(item.refs)
         except BleustreamError as exc:
             error = exc

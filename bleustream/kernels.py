@@ -12,14 +12,32 @@ pure one (``py_<name>``).
 The C sources live in ``bleustream/_native/``, a folder that is no package
 of its own: in a tree that was never built it imports as an empty namespace
 package, so only the extension module inside it counts as a build.
+
+When the extension cannot be imported and the package is a source tree
+(``setup.py`` beside the ``bleustream`` folder: Python run in a checkout
+finds it before an installed copy, or an editable install whose build
+failed), one line on standard error says that the kernels were expected
+and how to have them; the pure path then runs.  An installed copy without
+kernels (built where there was no compiler, which the install warned of)
+says nothing: that is a pure install by design.  Nor does anything when
+``BLEUSTREAM_PUREPYTHON`` asks for the pure path.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from types import ModuleType
 
 ENV_VAR = "BLEUSTREAM_PUREPYTHON"
+
+NOT_BUILT = (
+    "bleustream: the compiled kernels are not built in the source tree {tree} "
+    "({error}); running the pure-Python path (the same numbers, slower): build them "
+    "with 'python setup.py build_ext --inplace' there, or run outside it to use an "
+    "installed copy; {variable}=1 asks for the pure path and silences this"
+)
 
 
 def pure_python_forced(environ: dict[str, str] | None = None) -> bool:
@@ -33,9 +51,21 @@ def _load() -> ModuleType | None:
         return None
     try:
         from bleustream._native import _kernels as compiled
-    except ImportError:
+    except ImportError as error:
+        tree = source_tree()
+        if tree is not None:
+            print(NOT_BUILT.format(tree=tree, error=error, variable=ENV_VAR), file=sys.stderr)
         return None
     return compiled
+
+
+def source_tree() -> Path | None:
+    """The checkout the package is imported from (``setup.py`` beside the
+    package and the kernels' C sources in it), or None for an installed copy."""
+    package = Path(__file__).resolve().parent
+    if (package.parent / "setup.py").is_file() and (package / "_native" / "module.c").is_file():
+        return package.parent
+    return None
 
 
 native: ModuleType | None = _load()

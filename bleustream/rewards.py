@@ -59,7 +59,7 @@ Nothing heavy is imported by the others: no PyTorch, no TRL, no verl.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any
 
 from bleustream.api import sentence_bleu, sentence_chrf, sentence_scores, sentence_ter
@@ -98,6 +98,14 @@ def scaled(score: float, lower_is_better: bool, scale: float) -> float:
     if scale == 100:
         return 100 - score if lower_is_better else score
     return 1 - score / 100 if lower_is_better else score / 100
+
+
+def _same_length(first: Sized, what: str, other: Sized, other_what: str) -> None:
+    """A ValueError naming both lengths unless two parallel arguments (one
+    item a sample) have the same length: a short one would leave samples
+    unscored, a long one score nothing."""
+    if len(other) != len(first):
+        raise ValueError(f"{len(first)} {what}, but {len(other)} {other_what}")
 
 
 def completion_text(completion: Any, index: int = 0) -> str:
@@ -185,10 +193,7 @@ class Reward:
         if isinstance(completions, str) or isinstance(column, str):
             raise TypeError("completions and the reference column are lists, one item a sample")
         completions, column = list(completions), list(column)
-        if len(column) != len(completions):
-            raise ValueError(
-                f"{len(completions)} completions, but {len(column)} items in column {self.column!r}"
-            )
+        _same_length(completions, "completions", column, f"items in column {self.column!r}")
         if all(type(c) is str for c in completions):  # the common case, read as it is
             hyps = completions
         else:
@@ -205,6 +210,7 @@ class Reward:
         """The rewards of hypotheses against their references (``refs[i]``,
         those of ``hyps[i]``): one ``sentence_scores`` call per number of
         references."""
+        _same_length(hyps, "hypotheses", refs, "lists of references")
         groups: dict[int, list[int]] = {}
         for i, segment in enumerate(refs):
             groups.setdefault(len(segment), []).append(i)
@@ -253,7 +259,7 @@ class ModelReward:
         self.spec = spec("comet", model=model, **settings)
         self.column, self.reference_column = column, reference_column
         self.scale = _check_scale(scale)
-        self._rows = self.spec.metric.count_batch(self.spec.settings)
+        self._rows = self.spec.metric.count_window(self.spec.settings)
         self.__name__ = "comet"
 
     def __call__(self, completions: Sequence[Any] = (), **columns: Any) -> list[float]:
@@ -327,9 +333,11 @@ def compute_scores(
     """``compute_score`` of a batch, in the form verl's batch reward manager
     calls: one list per argument; samples are scored in one batch call per
     metric and number of references."""
-    if len(solution_strs) != len(ground_truths):
-        raise ValueError(f"{len(solution_strs)} solutions, but {len(ground_truths)} ground truths")
+    _same_length(solution_strs, "solutions", ground_truths, "ground truths")
+    if hasattr(data_sources, "__len__"):  # not read, but one a sample
+        _same_length(solution_strs, "solutions", data_sources, "data sources")
     infos = [None] * len(solution_strs) if extra_infos is None else list(extra_infos)
+    _same_length(solution_strs, "solutions", infos, "extra_infos")
     by_metric: dict[str, list[int]] = {}
     for i, info in enumerate(infos):
         by_metric.setdefault(_verl_metric(info, metric), []).append(i)

@@ -16,11 +16,21 @@ compared with the pure ``Spec.score_object`` every time, to the bit, and
 exceptions too (the pure side is cheap).  Token-ID BLEU's rows
 (``token_rows``) are counted every iteration from streams of random
 integer buffers (every item size, signed and unsigned, 2-D views too, ids
-at the ends of their range, random starts, lengths and padding id) and
-compared with the pure ``py_token_rows`` every ``FUZZ_COMPARE``-th.  The
+at the ends of their range, ids chosen to collide in the compiled matcher's
+hash or in Python's hash of bigram tuples, random starts, lengths and
+padding id) and compared with the pure ``py_token_rows`` every
+``FUZZ_COMPARE``-th.  The
 analyses' counting (``add_words``, ``add_ngram_matches``) gets this
 iteration's tokens, compared (dicts, their key order, rows) every
-``FUZZ_COMPARE``-th.  Exits non-zero on the first difference.
+``FUZZ_COMPARE``-th.  Every metric's batch kernels (each pair of its
+``KERNEL_TWINS``: ``count_batch``, ``sum_batch``, ``score_batch``, BLEU's
+``score_values_batch``) are called every iteration on a batch of this
+iteration's segment, the last few, and adversarial segments of
+``tests/helpers/adversarial.py`` (every tokenizer's rules, odd white
+space, case pairs, repeated n-grams, ties), with settings drawn from each
+metric's list (some that the C batches leave to other code), and compared
+with the pure twin every ``FUZZ_COMPARE``-th: rows, sums, score objects
+(floats by their bits) and scores.  Exits non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -31,16 +41,21 @@ import sys
 import time
 from array import array
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.helpers
 
 from bleustream import kernels
 from bleustream.analysis import ngrams as analysis_ngrams
 from bleustream.analysis import words as analysis_words
 from bleustream.metrics import bleu, chrf, ngrams, ter_search, token_bleu
-from bleustream.metrics.registry import Spec
+from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
+from tests.helpers.adversarial import Adversary
+from tests.helpers.hash_flood import colliding_ids, tuple_colliding_ids
 
 N = kernels.native
 if N is None:
@@ -243,6 +258,10 @@ def id_stream(rng: random.Random, n: int) -> tuple[Any, array, array]:
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if code.islower() else (0, 2**bits - 1)
     high = min(high, 2**63 - 1)
     alphabet = [*range(rng.randint(1, 6)), low, high, 0]
+    if code == "q" and rng.random() < 0.1:  # ids the matcher's unkeyed hash puts in one slot
+        alphabet = colliding_ids(range(rng.randint(1, 300)), rng.choice((0, 0, 50, 52)))
+    elif code == "q" and rng.random() < 0.05:  # ids whose bigram tuples share one hash
+        alphabet = tuple_colliding_ids(rng.randint(2, 300))
     size = rng.randint(0, 60 if rng.random() < 0.9 else 400)
     data = array(code, [rng.choice(alphabet) for _ in range(size)])
     starts, lens = array("q"), array("q")
@@ -332,6 +351,96 @@ def check_analysis(
         assert repr(states[0]) == repr(states[1]), (ref, hyps, low, high)
 
 
+class Whole(int):
+    """An int of another type: settings the C batches leave to other code."""
+
+
+# Each metric's settings for its batch kernels, some of them of the kinds
+# the C batches hand to the per-segment kernels or the pure scores.
+BATCH_SETTINGS: dict[str, list[Any]] = {
+    "bleu": [
+        bleu.Settings(),
+        bleu.Settings(tokenize="zh", max_order=2),
+        bleu.Settings(lowercase=True, max_order=6, effective_order=True),
+        bleu.Settings(smooth_method="floor", smooth_value=0),
+        bleu.Settings(smooth_method="none", max_order=1),
+        bleu.Settings(tokenize="intl", smooth_method="add-k"),
+        bleu.Settings(tokenize="char", orders=True),
+        bleu.Settings(tokenize="none", max_order=3),
+    ],
+    "chrf": [
+        chrf.Settings(),
+        chrf.Settings(word_order=2),
+        chrf.Settings(char_order=3, word_order=1, whitespace=True, eps_smoothing=True),
+        chrf.Settings(char_order=8, word_order=3, lowercase=True, beta=3),
+        chrf.Settings(beta=Whole(2)),
+    ],
+    "ter": [],
+}
+
+
+def described(result: Any) -> Any:
+    """A batch kernel's result by everything that must match: score objects
+    by ``score_described``, floats by their bits."""
+    if isinstance(result, list):
+        return [described(x) for x in result]
+    if isinstance(result, float):
+        return ("float", result.hex())
+    if isinstance(result, tuple):
+        return tuple(described(x) for x in result)
+    if hasattr(result, "score"):  # a score object: its attributes in order, its class
+        return (type(result), [(k, described(v)) for k, v in vars(result).items()])
+    return (type(result), result)
+
+
+class BatchTwins:
+    """Every metric's batch kernels made for each of its settings, once:
+    (metric, settings, name, compiled function, pure function)."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[Any, Any, str, Any, Any]] = []
+        for metric in METRICS.values():
+            for the_settings in BATCH_SETTINGS[metric.NAME]:
+                for name, (compiled, pure) in metric.KERNEL_TWINS.items():
+                    if compiled is not None:
+                        made = (compiled(the_settings), pure(the_settings))
+                        self.made.append((metric, the_settings, name, *made))
+
+    def check(
+        self, rng: random.Random, hyps: list[str], refs: list[list[str]], compare: bool
+    ) -> int:
+        """Each batch kernel of one drawn setting per metric on the batch
+        (rows for the scores: the compiled ``count_batch``'s); the pure twin
+        too when ``compare``.  Returns the kernels compared."""
+        chosen: dict[str, Any] = {}
+        for metric, the_settings, _, _, _ in self.made:
+            chosen.setdefault(metric.NAME, [])
+            if the_settings not in chosen[metric.NAME]:
+                chosen[metric.NAME].append(the_settings)
+        picked = {name: rng.choice(options) for name, options in chosen.items()}
+        rows: dict[str, Any] = {}
+        checked = 0
+        for metric, the_settings, name, compiled, pure in self.made:
+            if the_settings is not picked[metric.NAME]:
+                continue
+            spec = Spec(metric, the_settings)
+            if name in ("count_batch", "sum_batch"):
+                args: tuple[Any, ...] = (hyps, refs)
+            elif name == "score_batch":
+                args = (rows[metric.NAME], "s", spec.score_object)
+            else:  # the scores alone, of sentence settings
+                args = (rows[metric.NAME],)
+            got = compiled(*args)
+            if name == "count_batch":
+                rows[metric.NAME] = got
+            if compare:
+                want = pure(*args)
+                where = (metric.NAME, the_settings, name, hyps, refs)
+                assert described(got) == described(want), where
+                checked += 1
+        return checked
+
+
 def main(argv: list[str]) -> int:
     iterations = int(argv[1]) if len(argv) > 1 else 100_000
     seed = int(argv[2]) if len(argv) > 2 else 0
@@ -396,7 +505,8 @@ def main(argv: list[str]) -> int:
         chrf.Settings(char_order=8, word_order=3, lowercase=True),
     ]
     chrf_funcs = [chrf_closures(s) for s in chrf_settings]
-    compared = scored = deferred = 0
+    twins, adversary = BatchTwins(), Adversary(seed)
+    compared = scored = deferred = batches = 0
     recent: list[tuple[str, list[str]]] = []
     t0 = time.time()
     for it in range(iterations):
@@ -436,6 +546,11 @@ def main(argv: list[str]) -> int:
         sum_bz = N.bleu_sum_zh(hyps_b, refs_b, max_order)
         assert sum_b == tuple(map(sum, zip(*rows_b))), (hyps_b, refs_b, max_order)
         assert sum_bz == tuple(map(sum, zip(*rows_bz))), (hyps_b, refs_b, max_order)
+        # Every metric's batch kernels, on the batch and adversarial segments
+        extra = [adversary.segment(rng.choice((1, 1, 2, 3))) for _ in range(rng.randint(0, 3))]
+        batches += twins.check(
+            rng, [*hyps_b, *(e[0] for e in extra)], [*refs_b, *(e[1] for e in extra)], compare
+        )
         # BLEU's score objects of these rows and others, every iteration
         own = [got, got_zh, *rows_b, sum_b, sum_bz]
         deferred += check_scores(rng, max_order, own, compare)
@@ -533,7 +648,8 @@ def main(argv: list[str]) -> int:
             print(f"{it} iterations, {time.time() - t0:.0f}s", flush=True)
     print(
         f"OK {iterations} iterations ({compared} compared with pure; {scored} bleu_scores "
-        f"batches compared, {deferred} rows deferred to the pure code) seed {seed} "
+        f"batches compared, {deferred} rows deferred to the pure code; {batches} batch "
+        f"kernels compared with their pure twins) seed {seed} "
         f"in {time.time() - t0:.0f}s, kernels from {N.__file__}"
     )
     return 0

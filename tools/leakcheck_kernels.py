@@ -18,11 +18,14 @@ import sys
 from array import array
 from typing import Any, Callable
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 from bleustream import kernels
 from bleustream.metrics import bleu, ngrams, ter_search
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.tokenizers import registry
+from tests.helpers.hash_flood import colliding_ids
 
 N = kernels.native
 
@@ -99,6 +102,11 @@ def main(argv: list[str]) -> int:
     id_long_refs = [(long_ids, array("q", [150]), array("q", [200]))]
     inputs += [ids, id_hyps, id_refs, padded, id_padded, id_bad, id_past, id_big]
     inputs += [long_ids, id_long, id_long_refs]
+    # 300 ids the matcher's unkeyed hash puts in one slot: matched again, keyed
+    flood_ids = array("q", colliding_ids(range(300)))
+    id_flood = (flood_ids, array("q", [0, 100]), array("q", [300, 200]))
+    id_flood_refs = [(flood_ids, array("q", [0, 0]), array("q", [300, 250]))]
+    inputs += [flood_ids, id_flood, id_flood_refs]
     id_lists = [[5, 1, 2**63 - 1], [], (-(2**63), 7)]
     id_lists_odd = [[5, 1], [2, True]]
     inputs += [id_lists, id_lists_odd, *id_lists, *id_lists_odd]
@@ -205,6 +213,11 @@ def main(argv: list[str]) -> int:
             1,
         ),
         "token_rows, 200 ids": (lambda: N.token_rows(id_long, id_long_refs, 4, None, 0, 1), 1),
+        "token_rows, chosen ids": (lambda: N.token_rows(id_flood, id_flood_refs, 4, None, 0, 2), 1),
+        "token_rows, chosen ids, 2 refs": (
+            lambda: N.token_rows(id_flood, [id_flood, *id_flood_refs], 4, None, 0, 2),
+            1,
+        ),
         "token_rows' id_lists": (lambda: N.id_lists(id_lists), 1),
         "token_rows' id_lists, None": (lambda: N.id_lists(id_lists_odd), 1),
         "add_words, 2 systems": (

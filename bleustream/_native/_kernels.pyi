@@ -27,7 +27,7 @@ def hyp_row_zh(line: str, refs: RefNgrams, max_order: int) -> tuple[int, ...]:
 def bleu_sum_13a(
     hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
 ) -> tuple[int, ...]:
-    """bleustream.metrics.bleu.py_sum_lines: the sum over segments i of
+    """bleustream.metrics.bleu.py_sum_batch: the sum over segments i of
     count(hyps[i], prepare_refs(refs[i])), tokenizer 13a, not lowercased"""
 
 def bleu_sum_zh(
@@ -38,7 +38,7 @@ def bleu_sum_zh(
 def bleu_rows_13a(
     hyps: Sequence[str], refs: Sequence[Sequence[str]], max_order: int
 ) -> list[tuple[int, ...]]:
-    """bleustream.metrics.bleu.py_count_lines: each segment's row of
+    """bleustream.metrics.bleu.py_count_batch: each segment's row of
     bleu_sum_13a"""
 
 def bleu_rows_zh(
@@ -73,6 +73,18 @@ def chrf_rows(
     """Each segment's chrF row (``refs[i]``, the references of ``hyps[i]``):
     the best reference's, as chrf.count chooses it."""
 
+def chrf_sum(
+    hyps: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    char_order: int,
+    word_order: int,
+    whitespace: bool,
+    beta: int,
+    eps_smoothing: bool,
+) -> tuple[int, ...]:
+    """The sum of chrf_rows' rows, without a row object per segment
+    (bleustream.metrics.chrf.py_sum_batch)."""
+
 def chrf_scores(
     rows: Sequence[tuple[int, ...]],
     char_order: int,
@@ -97,7 +109,7 @@ def bleu_scores(
     /,
 ) -> list[BLEUScore]:
     """Spec(bleu, settings).score_object(row, signature) of each row
-    (bleustream.metrics.bleu.c_score_objects); smooth is exp, floor or none;
+    (bleustream.metrics.bleu_batches.c_score_batch); smooth is exp, floor or none;
     rows the C code cannot score exactly go to fallback(row, signature)"""
 
 def bleu_values(
@@ -110,7 +122,7 @@ def bleu_values(
     /,
 ) -> list[float]:
     """bleustream.metrics.bleu.score(row, settings).score of each row
-    (bleustream.metrics.bleu.c_score_values); rows the C code cannot score
+    (bleustream.metrics.bleu_batches.c_score_values_batch); rows the C code cannot score
     exactly go to fallback(row)"""
 
 def count_edits(words_hyp: Sequence[str], ref: Reference, max_exact_cells: int = ..., /) -> int:

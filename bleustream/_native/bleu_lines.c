@@ -1,7 +1,7 @@
 /*
  * bleu_lines.c: BLEU rows of whole batches of raw lines, each segment's
- * row (bleu_rows_13a, bleu_rows_zh: bleu.py_count_lines) or their
- * sum (bleu_sum_13a, bleu_sum_zh: bleu.py_sum_lines), the lines
+ * row (bleu_rows_13a, bleu_rows_zh: bleu.py_count_batch) or their
+ * sum (bleu_sum_13a, bleu_sum_zh: bleu.py_sum_batch), the lines
  * right-stripped and tokenized here.
  */
 #include "kernels.h"

@@ -1,7 +1,7 @@
 /*
  * chrf.c: chrF rows, one per reference (chrf_ref_rows), the best
- * reference's row of each segment of a batch (chrf_rows), and chrF++'s
- * words (split_words).
+ * reference's row of each segment of a batch (chrf_rows) or their sum
+ * (chrf_sum), and chrF++'s words (split_words).
  */
 #include "kernels.h"
 
@@ -289,51 +289,78 @@ done:
     return ok;
 }
 
-BS_FASTCALL(bs_chrf_rows)
+/* chrf_rows and chrf_sum: each segment's best row (a list of tuples), or
+ * their sum (one tuple, without a row object per segment). */
+static PyObject *
+chrf_batch(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+           int summed)
 {
     static const char *const names[] = {"hyps",  "refs", "char_order",   "word_order",
                                         "whitespace", "beta", "eps_smoothing"};
     PyObject *a[7], *hyps = NULL, *refs = NULL, *out = NULL;
-    Py_ssize_t i, n, width;
-    Py_ssize_t best[3 * 2 * CHRF_MAX_ORDER];
+    Py_ssize_t i, k, n, width;
+    Py_ssize_t best[3 * 2 * CHRF_MAX_ORDER], sums[3 * 2 * CHRF_MAX_ORDER];
     ChrfOrders o;
     ChrfF f;
-    (void)module;
     ARENA_ON_STACK(arena);
 
-    if (bs_parse_args("chrf_rows", args, nargs, kwnames, names, 7, 7, a) < 0)
+    if (bs_parse_args(fname, args, nargs, kwnames, names, 7, 7, a) < 0)
         return NULL;
     if (chrf_orders(&o, a[2], a[3], a[4], CHRF_MAX_ORDER) < 0 || chrf_f_settings(&f, &o, a[5], a[6]) < 0)
         return NULL;
     width = 3 * (o.char_order + o.word_order);
+    memset(sums, 0, sizeof(sums));
     hyps = PySequence_Fast(a[0], "hyps must be a sequence of str");
     refs = hyps == NULL ? NULL : PySequence_Fast(a[1], "refs must be a sequence of sequences");
     if (refs == NULL)
         goto done;
     n = PySequence_Fast_GET_SIZE(hyps);
     if (PySequence_Fast_GET_SIZE(refs) != n) {
-        PyErr_Format(PyExc_ValueError, "chrf_rows: %zd hypotheses, references of %zd segments", n,
+        PyErr_Format(PyExc_ValueError, "%s: %zd hypotheses, references of %zd segments", fname, n,
                      PySequence_Fast_GET_SIZE(refs));
         goto done;
     }
-    if ((out = PyList_New(n)) == NULL)
+    if (!summed && (out = PyList_New(n)) == NULL)
         goto done;
     for (i = 0; i < n; i++) {
         PyObject *row;
         arena_reset(&arena);
         if (segment_best(&arena, PySequence_Fast_GET_ITEM(hyps, i),
-                         PySequence_Fast_GET_ITEM(refs, i), &o, &f, best) < 0 ||
-            (row = int_tuple(best, width)) == NULL) {
+                         PySequence_Fast_GET_ITEM(refs, i), &o, &f, best) < 0) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        if (summed) {
+            /* each count is at most a line's length: a batch's sum fits */
+            for (k = 0; k < width; k++)
+                sums[k] += best[k];
+            continue;
+        }
+        if ((row = int_tuple(best, width)) == NULL) {
             Py_CLEAR(out);
             goto done;
         }
         PyList_SET_ITEM(out, i, row);
     }
+    if (summed)
+        out = int_tuple(sums, width);
 done:
     arena_free(&arena);
     Py_XDECREF(hyps);
     Py_XDECREF(refs);
     return out;
+}
+
+BS_FASTCALL(bs_chrf_rows)
+{
+    (void)module;
+    return chrf_batch("chrf_rows", args, nargs, kwnames, 0);
+}
+
+BS_FASTCALL(bs_chrf_sum)
+{
+    (void)module;
+    return chrf_batch("chrf_sum", args, nargs, kwnames, 1);
 }
 
 /* split_words(line, /) -> list[str] */

@@ -30,6 +30,22 @@
  * slot's load.  At 256 x 1,024 ids on one thread: 7.9 ms with branches,
  * 6.6 without, 5.4 with narrow n-gram slots (and ids read in place).
  *
+ * The first probe is a multiplicative hash of the key, fast on real ids,
+ * and known: ids chosen from its inverse (k * NGRAM_MUL^-1 mod 2^64 for
+ * k = 0, 1, 2 ...) all have slot 0, so each probe walks past all the ids
+ * before it, and a caller choosing ids (a reward served to others) can
+ * do that on purpose: a sentence of 32,000 such ids took 0.92 s, of
+ * random ones 2 ms; 64,000, 3.7 s.  So a sentence's probes past their
+ * first slot have a budget, PROBE_BUDGET a probe (linear probing at most
+ * half full takes 1.5 on a miss, on average); a sentence that spends it
+ * stops short and is matched again from the start with each id keyed
+ * first: mix64(id ^ key), a bijection of 64-bit ids (equal ids stay
+ * equal, distinct ones distinct), with a key made per call from Python's
+ * per-process hash secret (bs_id_hash_key), which the caller does not
+ * know.  Real ids do not spend it, and cost one count per probe past the
+ * first slot; chosen ones cost at most the budget more than the keyed
+ * matching (benchmarks/bench_token_bleu.py: within 3x of random ids).
+ *
  * A matcher is made once for a batch's sentences, in an arena, at the
  * largest size they need: its slots are stamped with a generation per
  * sentence instead of being cleared, so a sentence allocates nothing.
@@ -53,6 +69,9 @@ typedef struct {
     uint16_t count;
 } NarrowSlot;
 
+/* A sentence's probes past the first slot: at most this many per probe
+ * (and 1,024), else it is matched again with its ids keyed. */
+#define PROBE_BUDGET 2
 #define MAX_SLOTS ((Py_ssize_t)1 << 31) /* both tables' slot numbers fit a key's half */
 #define ABSENT (-1)
 
@@ -91,9 +110,26 @@ clear_tables(IdMatcher *m)
     memset(m->high, 0, (size_t)m->hcap * (m->narrow ? sizeof(NarrowSlot) : sizeof(IdSlot)));
 }
 
+uint64_t
+bs_id_hash_key(void)
+{
+    static uint64_t process_key, calls;
+    if (process_key == 0) {
+        /* bytes hash with SipHash and the process's random secret (fixed
+         * only by PYTHONHASHSEED), mixed with where the module was loaded */
+        PyObject *b = PyBytes_FromString("bleustream id_ngrams");
+        Py_hash_t h = b == NULL ? -1 : PyObject_Hash(b);
+        Py_XDECREF(b);
+        if (h == -1)
+            PyErr_Clear();
+        process_key = mix64((uint64_t)h ^ (uint64_t)(uintptr_t)&process_key) | 1;
+    }
+    return mix64(process_key + ++calls * NGRAM_MUL);
+}
+
 int
 bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp, Py_ssize_t max_ref_ids,
-                   int64_t max_ngrams, int several_refs)
+                   int64_t max_ngrams, int several_refs, uint64_t key)
 {
     int ubits, hbits;
     if (max_ngrams >= (int64_t)MAX_SLOTS / 2 || (int64_t)max_ref_ids >= (int64_t)MAX_SLOTS / 2)
@@ -111,9 +147,12 @@ bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp, Py_ssize_t max_re
                         : (void *)ARENA_NEW(a, IdSlot, m->hcap);
     m->hyp_uni = ARENA_NEW(a, int32_t, max_hyp + 1);
     m->ref_uni = ARENA_NEW(a, int32_t, max_ref_ids + 1);
+    m->key = key;
+    m->keyed = ARENA_NEW(a, int64_t, max_hyp + max_ref_ids + 2);
     m->cnt = several_refs ? ARENA_NEW(a, int32_t, m->ucap + m->hcap) : NULL;
     m->seen = several_refs ? ARENA_NEW(a, int32_t, max_ngrams + 1) : NULL;
     if (m->uni == NULL || m->high == NULL || m->hyp_uni == NULL || m->ref_uni == NULL ||
+        m->keyed == NULL ||
         (several_refs && (m->cnt == NULL || m->seen == NULL)))
         return -1;
     clear_tables(m);
@@ -123,13 +162,14 @@ bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp, Py_ssize_t max_re
 }
 
 /* A sentence's view of one table: its slots, its size for the sentence's
- * n-grams, its stamp.  Passed by value, so that its fields stay in
- * registers while slots are written. */
+ * n-grams, its stamp, and the sentence's probe budget.  Passed by value,
+ * so that its fields stay in registers while slots are written. */
 typedef struct {
     IdSlot *slots;
     Py_ssize_t mask; /* its slots - 1 */
     int shift;       /* 64 - its bits: a hash's top bits are its first probe */
     uint32_t stamp;
+    int64_t *budget; /* the matcher's: probes past the first slot left */
 } Table;
 
 /* A sentence's narrow n-gram table: as Table, with a 16-bit stamp. */
@@ -138,6 +178,7 @@ typedef struct {
     Py_ssize_t mask;
     int shift;
     uint16_t stamp;
+    int64_t *budget;
 } NarrowTable;
 
 /* A linear probe of a table TABLE of SLOTs keyed by KEY, written once for
@@ -145,7 +186,10 @@ typedef struct {
  * - PUT(t, key, one): the slot of `key`, made if new (its count `one`),
  *   else `one` more in its count;
  * - GET(t, key): its slot, or ABSENT;
- * - TAKE(s): a match of slot s, if the references have one left: 1, else 0. */
+ * - TAKE(s): a match of slot s, if the references have one left: 1, else 0.
+ * Each probe past the first slot spends one of the budget; once it is spent
+ * (the sentence is matched again), PUT gives the slot it reached, GET
+ * ABSENT: any slot, but one in the table. */
 #define DEFINE_PROBES(TABLE, SLOT, KEY, PUT, GET, TAKE)                                         \
     static inline Py_ssize_t PUT(TABLE t, KEY key, int one)                                     \
     {                                                                                           \
@@ -163,6 +207,8 @@ typedef struct {
                 return k;                                                                       \
             }                                                                                   \
             k = (k + 1) & t.mask;                                                               \
+            if (--*t.budget < 0)                                                                \
+                return k;                                                                       \
         }                                                                                       \
     }                                                                                           \
                                                                                                 \
@@ -176,6 +222,8 @@ typedef struct {
             if (s->key == key)                                                                  \
                 return k;                                                                       \
             k = (k + 1) & t.mask;                                                               \
+            if (--*t.budget < 0)                                                                \
+                return ABSENT;                                                                  \
         }                                                                                       \
     }                                                                                           \
                                                                                                 \
@@ -319,10 +367,10 @@ add_reference(IdMatcher *m, Table ut, Table ht, NarrowTable nt, int narrow, cons
 
 /* A table's view for a sentence of `items` keys. */
 static Table
-sentence_table(IdSlot *slots, int64_t items, uint32_t stamp)
+sentence_table(IdSlot *slots, int64_t items, uint32_t stamp, int64_t *budget)
 {
     int bits = table_bits(items);
-    Table t = {slots, ((Py_ssize_t)1 << bits) - 1, 64 - bits, stamp};
+    Table t = {slots, ((Py_ssize_t)1 << bits) - 1, 64 - bits, stamp, budget};
     return t;
 }
 
@@ -385,37 +433,30 @@ match_wide(Table ut, Table ht, NarrowTable nt, const int32_t *hu, Py_ssize_t hle
     match_hypothesis(ut, ht, nt, 0, hu, hlen, max_n, out);
 }
 
-int
-bs_id_matches(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen, const int64_t *refs,
-              const Py_ssize_t *offs, const Py_ssize_t *rlens, Py_ssize_t nrefs,
-              Py_ssize_t max_n, Py_ssize_t *out)
+/* bs_id_matches of a sentence of ref_ids reference ids and ngrams
+ * n-grams, out[] zeroed, within m->budget probes past the first slot
+ * (spent, the counts are any). */
+static int
+match_sentence(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen, const int64_t *refs,
+               const Py_ssize_t *offs, const Py_ssize_t *rlens, Py_ssize_t nrefs,
+               Py_ssize_t max_n, Py_ssize_t *out, int64_t ref_ids, int64_t ngrams)
 {
-    Py_ssize_t i, n, r;
-    int64_t ngrams = 0, ref_ids = 0;
+    Py_ssize_t i, r;
     int32_t *hu = m->hyp_uni;
     Table ut, ht;
     NarrowTable nt;
     uint32_t stamp;
 
-    for (n = 0; n < max_n; n++)
-        out[n] = 0;
-    for (r = 0; r < nrefs; r++) {
-        ref_ids += rlens[r];
-        ngrams += bs_id_ngram_count(rlens[r], max_n);
-    }
-    if (hlen == 0 || ngrams == 0)
-        return 0;
-    if (max_n > MAX_TOKEN_ORDER)
-        return -1;
     stamp = next_stamp(m);
-    ut = sentence_table(m->uni, ref_ids, stamp);
-    ht = sentence_table((IdSlot *)m->high, ngrams - ref_ids, stamp);
+    ut = sentence_table(m->uni, ref_ids, stamp, &m->budget);
+    ht = sentence_table((IdSlot *)m->high, ngrams - ref_ids, stamp, &m->budget);
     if (ut.mask >= m->ucap || ht.mask >= m->hcap)
         return -1; /* the caller sized the matcher for fewer n-grams */
     nt.slots = (NarrowSlot *)m->high;
     nt.mask = ht.mask;
     nt.shift = ht.shift;
     nt.stamp = (uint16_t)stamp;
+    nt.budget = &m->budget;
     for (r = 0; r < nrefs; r++) { /* each kind of table and reference its loops */
         const int64_t *ids = refs + offs[r];
         int32_t *uni = m->ref_uni + offs[r];
@@ -444,4 +485,49 @@ bs_id_matches(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen, const int64_t *
     else
         match_wide(ut, ht, nt, hu, hlen, max_n, out);
     return 0;
+}
+
+/* Ids keyed: mix64(id ^ key), a bijection of 64-bit values. */
+static void
+key_ids(int64_t *to, const int64_t *ids, Py_ssize_t len, uint64_t key)
+{
+    Py_ssize_t i;
+    for (i = 0; i < len; i++)
+        to[i] = (int64_t)mix64((uint64_t)ids[i] ^ key);
+}
+
+int
+bs_id_matches(IdMatcher *m, const int64_t *hyp, Py_ssize_t hlen, const int64_t *refs,
+              const Py_ssize_t *offs, const Py_ssize_t *rlens, Py_ssize_t nrefs,
+              Py_ssize_t max_n, Py_ssize_t *out)
+{
+    Py_ssize_t n, r;
+    int64_t ngrams = 0, ref_ids = 0, *keyed_refs = m->keyed + hlen + 1;
+    int rc;
+
+    for (n = 0; n < max_n; n++)
+        out[n] = 0;
+    for (r = 0; r < nrefs; r++) {
+        ref_ids += rlens[r];
+        ngrams += bs_id_ngram_count(rlens[r], max_n);
+    }
+    if (hlen == 0 || ngrams == 0)
+        return 0;
+    if (max_n > MAX_TOKEN_ORDER)
+        return -1;
+    /* every probe: the references' n-grams, and the hypothesis' (an id's
+     * higher orders only while present) */
+    m->budget = PROBE_BUDGET * (ngrams + (int64_t)hlen * max_n) + 1024;
+    rc = match_sentence(m, hyp, hlen, refs, offs, rlens, nrefs, max_n, out, ref_ids, ngrams);
+    if (rc < 0 || m->budget >= 0)
+        return rc;
+    /* the probes ran long: again, with the ids keyed, to the end */
+    key_ids(m->keyed, hyp, hlen, m->key);
+    for (r = 0; r < nrefs; r++)
+        key_ids(keyed_refs + offs[r], refs + offs[r], rlens[r], m->key);
+    for (n = 0; n < max_n; n++)
+        out[n] = 0;
+    m->budget = INT64_MAX;
+    return match_sentence(m, m->keyed, hlen, keyed_refs, offs, rlens, nrefs, max_n, out,
+                          ref_ids, ngrams);
 }

@@ -103,6 +103,7 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
+BS_INTERNAL BS_FASTCALL(bs_chrf_sum);
 BS_INTERNAL BS_FASTCALL(bs_chrf_scores);
 BS_INTERNAL BS_FASTCALL(bs_split_words);
 BS_INTERNAL BS_FASTCALL(bs_past_newlines);
@@ -374,18 +375,25 @@ typedef struct {
     uint32_t gen, last_gen;     /* the sentence being matched; the last before a clearing */
     int32_t *hyp_uni, *ref_uni; /* each id's unigram slot */
     int32_t *cnt, *seen;        /* several references: one's counts, the slots it filled */
+    int64_t budget;             /* the sentence's probes past the first left; < 0: ran long */
+    uint64_t key;               /* the call's hash key, for a sentence whose probes ran long */
+    int64_t *keyed;             /* its ids keyed: the hypothesis', then the references' */
 } IdMatcher;
 
 /* How many n-grams of orders 1 .. max_n a sequence of len ids has. */
 BS_INTERNAL int64_t bs_id_ngram_count(int64_t len, Py_ssize_t max_n);
 
+/* A hash key for a call's matchers, unknown outside the process (see
+ * id_ngrams.c); with the GIL held. */
+BS_INTERNAL uint64_t bs_id_hash_key(void);
+
 /* A matcher for hypotheses of up to max_hyp ids and references of up to
  * max_ref_ids ids (all of a sentence's) and max_ngrams n-grams (counted by
- * bs_id_ngram_count, summed over a sentence's references); -1 when the
- * arena (quiet or not) has no room. */
+ * bs_id_ngram_count, summed over a sentence's references), with the hash
+ * key `key` (bs_id_hash_key's); -1 when the arena (quiet or not) has no room. */
 BS_INTERNAL int bs_id_matcher_init(IdMatcher *m, Arena *a, Py_ssize_t max_hyp,
                                    Py_ssize_t max_ref_ids, int64_t max_ngrams,
-                                   int several_refs);
+                                   int several_refs, uint64_t key);
 
 /*
  * clipped_matches for int64 ids, all compared (none is absent): out[n-1]

@@ -21,12 +21,12 @@ static PyMethodDef bs_methods[] = {
               "hyp_row_zh(line, refs, max_order): hyp_row(tokenize_zh(line), refs, max_order)."),
     BS_METHOD(bleu_sum_13a,
               "bleu_sum_13a(hyps, refs, max_order) -> tuple[int, ...]: the sum of the BLEU rows "
-              "of raw lines, right-stripped and 13a-tokenized (bleu.py_sum_lines)."),
+              "of raw lines, right-stripped and 13a-tokenized (bleu.py_sum_batch)."),
     BS_METHOD(bleu_sum_zh, "bleu_sum_zh(hyps, refs, max_order) -> tuple[int, ...]: bleu_sum_13a "
                            "with the zh tokenizer."),
     BS_METHOD(bleu_rows_13a,
               "bleu_rows_13a(hyps, refs, max_order) -> list[tuple[int, ...]]: each segment's row "
-              "of bleu_sum_13a (bleu.py_count_lines)."),
+              "of bleu_sum_13a (bleu.py_count_batch)."),
     BS_METHOD(bleu_rows_zh, "bleu_rows_zh(hyps, refs, max_order) -> list[tuple[int, ...]]: "
                             "bleu_rows_13a with the zh tokenizer."),
     BS_METHOD(chrf_ref_rows,
@@ -35,20 +35,23 @@ static PyMethodDef bs_methods[] = {
     BS_METHOD(chrf_rows,
               "chrf_rows(hyps, refs, char_order, word_order, whitespace, beta, eps_smoothing) -> "
               "list[tuple[int, ...]]: each segment's row of chrf.count (refs[i]: the references "
-              "of hyps[i]), the best reference's."),
+              "of hyps[i]), the best reference's (chrf.py_count_batch)."),
+    BS_METHOD(chrf_sum,
+              "chrf_sum(hyps, refs, char_order, word_order, whitespace, beta, eps_smoothing) -> "
+              "tuple[int, ...]: the sum of chrf_rows' rows (chrf.py_sum_batch)."),
     BS_METHOD(chrf_scores,
               "chrf_scores(rows, char_order, word_order, beta, eps_smoothing, cls, signature, "
-              "fallback) -> list: each row's chrF score object (chrf.score_objects)."),
+              "fallback) -> list: each row's chrF score object (chrf.py_score_batch)."),
     BS_METHOD(split_words, "split_words(line, /) -> list[str]: chrf.split_words."),
     BS_METHOD(past_newlines,
               "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.py_past_newlines."),
     BS_METHOD(bleu_scores,
               "bleu_scores(rows, max_order, smooth, smooth_value, effective_order, cls, "
               "signature, fallback, /) -> list: each row's BLEU score object "
-              "(bleu.score_objects)."),
+              "(bleu.py_score_batch)."),
     BS_METHOD(bleu_values,
               "bleu_values(rows, max_order, smooth, smooth_value, effective_order, fallback, /) "
-              "-> list[float]: each row's BLEU score (bleu.score_values)."),
+              "-> list[float]: each row's BLEU score (bleu.py_score_values_batch)."),
     BS_METHOD(count_edits, "count_edits(words_hyp, ref, max_exact_cells=..., /) -> int: "
                          "ter_search.py_count_edits."),
     BS_METHOD(token_rows,

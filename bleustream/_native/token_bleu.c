@@ -219,6 +219,7 @@ typedef struct {
     Py_ssize_t nrefs, order, start, stop;
     int has_pad;
     int64_t pad;
+    uint64_t key;    /* the matchers' hash key (bs_id_hash_key) */
     long long *rows; /* (stop - start) rows of 2 + 2 * order */
 } Job;
 
@@ -256,7 +257,8 @@ scratch_init(Scratch *w, Arena *a, const Job *job)
     w->rlens = ARENA_NEW(a, Py_ssize_t, job->nrefs);
     if (w->hyp == NULL || w->refs == NULL || w->offs == NULL || w->rlens == NULL)
         return NO_MEMORY;
-    if (bs_id_matcher_init(&w->matcher, a, max_hyp, max_ref, max_ngrams, job->nrefs > 1) < 0)
+    if (bs_id_matcher_init(&w->matcher, a, max_hyp, max_ref, max_ngrams, job->nrefs > 1,
+                           job->key) < 0)
         return NO_MEMORY;
     return OK;
 }
@@ -468,6 +470,7 @@ BS_FASTCALL(bs_token_rows)
     job.hyp = &hyp;
     job.refs = streams;
     job.nrefs = nrefs;
+    job.key = bs_id_hash_key();
     res = run_job(&job, 2 + 2 * job.order);
 done:
     stream_release(&hyp);

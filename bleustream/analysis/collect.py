@@ -85,10 +85,8 @@ def _sentence_values(
     ``at``), as ``Spec.sentence_score`` gives it: in one C call where the
     kernels score these settings, else row by row."""
     settings = bleu.sentence_settings(settings)
-    values = bleu.score_values(settings) if bleu.score_values is not None else None
-    if values is not None:
-        return lambda rows: values([r[at] for r in rows])
-    return lambda rows: [bleu.with_orders(r[at], settings).score for r in rows]
+    values = bleu.score_values_batch(settings)
+    return lambda rows: values([r[at] for r in rows])
 
 
 def bleu_index(specs: Sequence[Spec]) -> int:
@@ -206,6 +204,11 @@ class Analyzer:
             kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
         if self.running.due(self.offset + self.segments):
             self.running.add(self.offset + self.segments, self.totals)
+
+    def sentence_scores(self, rows: Sequence[Sequence[Row]]) -> Sequence[float]:
+        """Each system's sentence score (BLEU's) of one segment's rows, as
+        ``add`` gives the examples theirs."""
+        return self._sentence_values(rows)
 
     def merge(self, other: Analyzer) -> None:
         """Adds the analysis of the segments that follow this one's (a worker's

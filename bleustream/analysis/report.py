@@ -31,8 +31,9 @@ body{font-family:sans-serif;margin:2em;max-width:75em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
 td,th{border:1px solid #bbb;padding:0.2em 0.6em;text-align:right}
 th{background:#eee}td.text{text-align:left}
-del{background:#fcc;text-decoration:none}ins{background:#cfc;text-decoration:none}
-.plot{display:inline-block;vertical-align:top;margin-right:1em}
+.miss{background:#fcc}
+.plot{display:inline-block;vertical-align:top;margin-right:1em;max-width:100%}
+.plot svg{max-width:100%;height:auto}
 """
 
 
@@ -69,6 +70,18 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], name: str) -> str
     return f'<table data-table="{html.escape(name)}"><tr>{cells}</tr>{body}</table>'
 
 
+# Points between a plot's title and its axes, for the legend's row.
+_LEGEND_PAD = 20
+
+
+def _legend_above(ax: Any, entries: int) -> None:
+    """The legend in one row between the title and the axes: outside them,
+    so that it covers no bar or line, whatever the values."""
+    ax.legend(
+        fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=entries, frameon=False
+    )
+
+
 def _bars(plt: Any, title: str, labels: Sequence[str], series: Mapping[str, Any]) -> str:
     """Grouped bars per bucket, one series per system, error bars from the CIs."""
     fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(labels) * len(series)), 3.2))
@@ -80,8 +93,8 @@ def _bars(plt: Any, title: str, labels: Sequence[str], series: Mapping[str, Any]
         ax.bar(xs, heights, width, yerr=errs, capsize=2, label=name)
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=10, pad=_LEGEND_PAD)
+    _legend_above(ax, len(series))
     return f'<div class="plot">{_svg(plt, fig)}</div>'
 
 
@@ -113,9 +126,9 @@ def _scores_section(plt: Any, doc: Mapping[str, Any]) -> str:
             ax.plot(
                 [p["segments"] for p in points], [p["scores"][s][0] for p in points], label=name
             )
-        ax.set_title(f"running {doc['metrics'][0]}", fontsize=10)
+        ax.set_title(f"running {doc['metrics'][0]}", fontsize=10, pad=_LEGEND_PAD)
         ax.set_xlabel("segments", fontsize=8)
-        ax.legend(fontsize=8)
+        _legend_above(ax, len(doc["systems"]))
         parts.append(f'<div class="plot">{_svg(plt, fig)}</div>')
     return "".join(parts)
 
@@ -203,22 +216,25 @@ def _ngram_section(doc: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def _marked(a: str, b: str) -> tuple[str, str]:
-    """Two segments with the words that differ marked (del in the first, ins in the second)."""
-    wa, wb = a.split(), b.split()
-    ma, mb = differing_words(wa, wb)
-
-    def show(ws: Sequence[str], ms: Sequence[bool], tag: str) -> str:
-        return " ".join(
-            f"<{tag}>{html.escape(w)}</{tag}>" if m else html.escape(w) for w, m in zip(ws, ms)
-        )
-
-    return show(wa, ma, "del"), show(wb, mb, "ins")
+def _marked(hypothesis: str, reference: str) -> str:
+    """A hypothesis with the words it does not share with the reference
+    (outside difflib's matching blocks of the two) marked as misses, whichever
+    system it is and whichever is better."""
+    words = hypothesis.split()
+    misses, _ = differing_words(words, reference.split())
+    return " ".join(
+        f'<span class="miss">{html.escape(w)}</span>' if miss else html.escape(w)
+        for w, miss in zip(words, misses)
+    )
 
 
 def _example_section(doc: Mapping[str, Any]) -> str:
     examples = doc["examples"]
-    parts = ["<h2>Examples</h2>"]
+    parts = [
+        "<h2>Examples</h2>",
+        "<p>In each hypothesis, the words it does not share with the reference, in "
+        'the reference\'s order, are <span class="miss">marked</span>.</p>',
+    ]
     for compared in examples["compared"]:
         for key, word in (("better", "above"), ("worse", "below")):
             parts.append(
@@ -227,7 +243,8 @@ def _example_section(doc: Mapping[str, Any]) -> str:
             )
             rows = []
             for x in compared[key]:
-                base, system = _marked(x["baseline"], x["system"])
+                base = _marked(x["baseline"], x["reference"])
+                system = _marked(x["system"], x["reference"])
                 src = "" if x["source"] is None else html.escape(x["source"])
                 rows.append(
                     [

@@ -140,3 +140,9 @@ def analyze_part(
     for hyps, refs, src, line in segments:
         an.add(hyps, refs, src, line)
     return to_record(an)
+
+
+def analyze_task(task: tuple[Any, ...]) -> dict[str, Any]:
+    """``analyze_part`` of one task (specs, names, settings, offset,
+    segments), as ``ParallelCounter.mapped`` sends it to a worker."""
+    return analyze_part(*task)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -42,18 +42,6 @@ def count_lines(lines: Iterable[str], split: Any = str.split) -> dict[str, int]:
     for line in lines:
         counts.update(split(line))
     return dict(counts)
-
-
-def read_counts(lines: Iterable[str], name: str) -> Iterator[tuple[str, int]]:
-    """``word<TAB>count`` lines; raises ValueError naming the line that is not."""
-    for number, line in enumerate(lines, 1):
-        fields = line.rstrip("\r\n").split("\t")
-        if len(fields) != 2:
-            raise ValueError(f"{name}:{number}: expected 'word<TAB>count'")
-        try:
-            yield fields[0], int(fields[1])
-        except ValueError:
-            raise ValueError(f"{name}:{number}: the count is not a whole number") from None
 
 
 def py_add_words(

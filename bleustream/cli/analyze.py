@@ -1,60 +1,54 @@
-"""``--analyze``: the analyses of a run's systems, read as the run reads them.
+"""``--analyze``: the command line's options of the analyses, and the output.
 
-The segments come from bleustream's own readers (REF files read in
-lockstep with one ``-i`` file per system, paste lines with ``--systems N``,
-translation logs); each goes to an ``Analyzer``.  At the end the document is
-written in the format asked for (``-f text``, ``tsv``, ``json`` or
-``latex``), and with ``--report FILE.html`` as a page, which ``--every N``
-rewrites every N segments while the input is read.
+The options become ``AnalysisSettings`` (the training corpus or counts
+file read by ``inputs.side_files``); the input is analyzed by
+``analysis.feed`` (text, with ``-j N``'s workers) or merged by
+``analysis.records`` (analysis records, ``--input-format stats``); the
+document is written in the format asked for (``-f text``, ``tsv``,
+``json``, ``latex`` or ``stats``), and with ``--report FILE.html`` as a
+page, which ``--every N`` rewrites every N segments while the input is
+read.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import os
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
-from itertools import islice
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO
 
-from bleustream.analysis import AnalysisSettings, Analyzer, build, parse_edges
+from bleustream.analysis import AnalysisSettings, build, parse_edges
 from bleustream.analysis.buckets import Edges
 from bleustream.analysis.collect import bleu_index
+from bleustream.analysis.feed import analyze_input
 from bleustream.analysis.layout import latex, text, tsv
+from bleustream.analysis.records import read_parts
 from bleustream.analysis.report import require_matplotlib, write_report
-from bleustream.analysis.state import analyze_part, from_record, specs_of, to_record
-from bleustream.analysis.words import count_lines, read_counts
-from bleustream.errors import InputError, OpenError, UsageError
-from bleustream.inputs.items import items_of_segments, text_items
-from bleustream.inputs.lines import BadLinePolicy
+from bleustream.analysis.state import to_record
+from bleustream.analysis.words import count_lines
+from bleustream.errors import InputError, UsageError
+from bleustream.inputs.options import ReadOptions
+from bleustream.inputs.side_files import read_counts, side_lines
 from bleustream.metrics import bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.seeds import parse_seed
 from bleustream.run import Output, RunOptions
 
 FORMATS = ("text", "tsv", "json", "latex", "stats")
-BATCH = 1000  # segments a worker analyzes at a time (-j N)
 
 
 def settings_of(
-    values: Mapping[str, Any], tokenize: Callable[[str], list[str]]
+    values: Mapping[str, Any], tokenize: Callable[[str], list[str]], reading: ReadOptions
 ) -> AnalysisSettings:
-    """The analysis settings the command line's options give."""
+    """The analysis settings the command line's options give; a training
+    corpus or counts file is read as the input is (``-e``)."""
     frequencies, source = None, "references"
     if values["freq_counts"]:
         path = values["freq_counts"]
-        with _opened(path) as f:
-            try:
-                frequencies = dict(read_counts(f, path))
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
+        frequencies = read_counts(path, reading)
         source = f"counts file {path}"
     elif values["freq_corpus"]:
         path = values["freq_corpus"]
-        with _opened(path) as f:
-            frequencies = count_lines(f, tokenize)
+        frequencies = count_lines(side_lines(path, reading), tokenize)
         source = f"corpus {path}"
     low, high = (int(x) for x in values["ngram_orders"].split(":"))
     return AnalysisSettings(
@@ -70,34 +64,6 @@ def settings_of(
         samples=values["analyze_n"],
         seed=parse_seed(values["seed"]),
     )
-
-
-def _opened(path: str) -> Any:
-    try:
-        return open(path, encoding="utf-8")
-    except OSError as exc:
-        raise OpenError(f"cannot open {path}: {exc.strerror}") from None
-
-
-def system_names(run: RunOptions) -> list[str]:
-    """Files by their names without folders, where that tells them apart."""
-    reading = run.reading
-    if len(reading.inputs) > 1:
-        short = [os.path.basename(path) or path for path in reading.inputs]
-        return short if len(set(short)) == len(short) else list(reading.inputs)
-    if reading.systems > 1:
-        return [f"field {i}" for i in range(1, reading.systems + 1)]
-    path = reading.input
-    return ["stdin" if path == "-" else os.path.basename(path) or path]
-
-
-def _sources(path: str | None) -> Iterator[str | None]:
-    if path is None:
-        while True:
-            yield None
-    with _opened(path) as f:
-        for line in f:
-            yield line.rstrip("\r\n")
 
 
 def run(
@@ -121,11 +87,20 @@ def run(
             bleu_index(specs)
         except ValueError as exc:
             raise UsageError(f"--analyze: {exc}") from None
-    settings = settings_of(values, _words_of(specs))
+    settings = settings_of(values, _words_of(specs), run_options.reading)
     if reading:
-        analyzer = _read_parts(run_options, settings, stdin)
+        analyzer = read_parts(run_options.reading, settings, stdin)
     else:
-        analyzer = _analyze_text(run_options, values, settings, stdin, report, (page, every))
+        analyzer = analyze_input(
+            run_options.reading,
+            specs,
+            settings,
+            values["src"],
+            stdin,
+            report,
+            run_options.jobs,
+            (page, every),
+        )
     if not analyzer.segments:
         raise InputError("no segment to analyze")
     if fmt == "stats":
@@ -150,124 +125,3 @@ def _words_of(specs: Sequence[Spec]) -> Callable[[str], list[str]]:
         if spec.name == "bleu":
             return bleu.preprocess(spec.settings)
     return str.split
-
-
-def _analyze_text(
-    run_options: RunOptions,
-    values: Mapping[str, Any],
-    settings: AnalysisSettings,
-    stdin: BinaryIO | None,
-    report: Callable[[str], None],
-    live: tuple[str | None, int],
-) -> Analyzer:
-    """The analysis of text input, read as a run reads it; with ``live``
-    (a page and N), the page rewritten every N segments."""
-    page, every = live
-    names = system_names(run_options)
-    analyzer = Analyzer(run_options.specs, names, settings)
-    policy = BadLinePolicy(run_options.reading.skip_bad_lines, report)
-    segments, sources = text_items(run_options.reading, stdin, policy)
-    src = _sources(values["src"])
-    try:
-        items = items_of_segments(segments, run_options.reading, sources, policy)
-        segments_read = _with_sources(items, src, values["src"])
-        if run_options.jobs > 1:
-            _in_workers(analyzer, segments_read, run_options.jobs, page, every)
-        else:
-            for hyps, refs, line_src, line in segments_read:
-                analyzer.add(hyps, refs, line_src, line)
-                if page is not None and every and analyzer.segments % every == 0:
-                    write_report(build(analyzer), page)
-    finally:
-        for source in sources:
-            source.close()
-        src.close()
-    return analyzer
-
-
-Segment = tuple[tuple[str, ...], Sequence[str], "str | None", int]
-
-
-def _with_sources(
-    items: Iterator[Any], src: Iterator[str | None], name: str | None
-) -> Iterator[Segment]:
-    """Each segment's hypotheses, references, source (``--src``) and line."""
-    for item in items:
-        line = next(src, StopIteration)
-        if line is StopIteration:
-            raise InputError("fewer source lines than segments", name, item.line)
-        yield item.hyps, item.refs, line, item.line  # type: ignore[misc]
-
-
-def _in_workers(
-    analyzer: Analyzer, segments: Iterator[Segment], jobs: int, page: str | None, every: int
-) -> None:
-    """``-j N``: batches of segments analyzed by N worker processes, their
-    records merged in input order (the same document as one process)."""
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    # Word frequencies count at the end, in this process: the workers need none.
-    settings = replace(analyzer.settings, frequencies=None)
-    specs, names = analyzer.specs, analyzer.names
-    pending: deque[Future[dict[str, Any]]] = deque()
-    offset = 0
-
-    def merge_one() -> None:
-        record = pending.popleft().result()
-        before = analyzer.segments
-        analyzer.merge(from_record(record, settings, specs))
-        if page is not None and every and analyzer.segments // every > before // every:
-            write_report(build(analyzer), page)
-
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        while True:
-            batch = list(islice(segments, BATCH))
-            if not batch:
-                break
-            pending.append(pool.submit(analyze_part, specs, names, settings, offset, batch))
-            offset += len(batch)
-            while len(pending) > 2 * jobs:
-                merge_one()
-        while pending:
-            merge_one()
-
-
-def _read_parts(
-    run_options: RunOptions, settings: AnalysisSettings, stdin: BinaryIO | None
-) -> Analyzer:
-    """``--input-format stats``: analysis records (``--analyze -f stats``) of
-    the parts of a stream, from the operands (or stdin) in order, merged."""
-    paths = list(run_options.reading.refs) or ["-"]
-    merged: Analyzer | None = None
-    for path in paths:
-        for number, record in _records(path, stdin):
-            try:
-                part = from_record(record, settings, specs_of(record))
-                if merged is None:
-                    merged = part
-                else:
-                    merged.merge(part)
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"not an analysis record to merge: {exc}", path, number) from None
-    if merged is None:
-        raise InputError("no analysis record to merge")
-    return merged
-
-
-def _records(path: str, stdin: BinaryIO | None) -> Iterator[tuple[int, dict[str, Any]]]:
-    if path == "-":
-        if stdin is None:
-            raise InputError("standard input is closed")
-        stream: Any = io.TextIOWrapper(stdin, encoding="utf-8")
-    else:
-        stream = _opened(path)
-    with stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError("not a JSON record", path, number) from None

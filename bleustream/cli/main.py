@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
@@ -467,6 +467,22 @@ def warnings_of(values: dict[str, Any]) -> list[str]:
     return out
 
 
+def _say_if_waiting(
+    reading: ReadOptions, stdin: BinaryIO | None, report: Callable[[str], None]
+) -> None:
+    """One line when the input is read from a terminal: a run that waits there
+    in silence looks hung (``REF SYS1 SYS2`` reads three references)."""
+    stats = reading.input_format == "stats"
+    paths = (reading.refs or reading.inputs) if stats else reading.inputs
+    if stdin is None or "-" not in paths or not stdin.isatty():
+        return
+    what = "statistics records" if stats else "hypotheses"
+    report(
+        f"reading {what} from the terminal (standard input) until Ctrl-D; "
+        "give files with -i FILE..."
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
@@ -522,6 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show_config:
             Output(stdout).write(show_config(values, parser))
             return EXIT_OK
+        if not values["quiet"]:
+            _say_if_waiting(run_options.reading, stdin, report)
         if values["analyze"]:
             from bleustream.cli import analyze
 

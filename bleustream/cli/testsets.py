@@ -16,9 +16,9 @@ import io
 import os
 from typing import Any
 
-from bleustream.dataset import EXTRA
-from bleustream.dataset import registry as dataset_registry
 from bleustream.errors import BleustreamError, UsageError
+from bleustream.sacrebleu.dataset import EXTRA
+from bleustream.sacrebleu.dataset import registry as dataset_registry
 
 
 class TestSetError(BleustreamError):
@@ -64,7 +64,7 @@ def cache_dir() -> str:
 
 
 def registry() -> Any:
-    """SacreBLEU's ``dataset`` and ``utils`` (``bleustream.dataset``); a usage
+    """SacreBLEU's ``dataset`` and ``utils`` (``bleustream.sacrebleu.dataset``); a usage
     error (status 2) without the extra."""
     try:
         return dataset_registry()

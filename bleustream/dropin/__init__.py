@@ -3,21 +3,21 @@
 As PyMySQL's ``install_as_MySQLdb()``: after it, ``import sacrebleu`` (and
 ``from sacrebleu.metrics import BLEU``, ``import sacrebleu.compat``...) in
 any library gives bleustream's modules, so code written for SacreBLEU
-scores with bleustream unchanged.  ``sacrebleu`` itself is
-``bleustream.sacrebleu_api`` (SacreBLEU's top-level names, and
-``__version__`` ``2.6.0+bleustream.<version>``); each other name of
-``MODULES`` is the bleustream module of the same role, found on import by a
-finder put first on ``sys.meta_path``.  A ``sacrebleu.`` module SacreBLEU
-has no public name for (``sacrebleu.metrics.counting``) is an ImportError,
-never a bleustream file loaded a second time under another name.
+scores with bleustream unchanged.  The mapping is by name alone:
+``sacrebleu`` is ``bleustream.sacrebleu``, and ``sacrebleu.X`` is
+``bleustream.sacrebleu.X``, the subpackage laid out as SacreBLEU's own
+tree, found on import by a finder put first on ``sys.meta_path``.  A
+``sacrebleu.`` module that subpackage has no file for
+(``sacrebleu.metrics.counting``) is an ImportError, never a bleustream
+file loaded a second time under another name.
 
-SacreBLEU's own test-set registry, which ``bleustream.utils`` calls (the
-``testsets`` extra), is imported first from the real package; of the real
-package's modules, only its test sets' (``sacrebleu.dataset.wmt_xml``...)
-stay in ``sys.modules``, for the registry's functions, so no scoring code of
-SacreBLEU's can be imported after the install.  Code that
-imported the real package before keeps what it imported.  Calling it again
-changes nothing.
+SacreBLEU's own test-set registry, which ``bleustream.sacrebleu.utils``
+calls (the ``testsets`` extra), is imported first from the real package;
+of the real package's modules, only its test sets'
+(``sacrebleu.dataset.wmt_xml``...) stay in ``sys.modules``, for the
+registry's functions, so no scoring code of SacreBLEU's can be imported
+after the install.  Code that imported the real package before keeps what
+it imported.  Calling it again changes nothing.
 
 For a whole process without editing code: ``python -m bleustream.dropin
 script.py ARGS`` or ``python -m bleustream.dropin -m module ARGS``
@@ -35,29 +35,16 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-__all__ = ["MODULES", "install_as_sacrebleu"]
+__all__ = ["HOME", "install_as_sacrebleu", "own_name"]
 
-_TOKENIZERS = ("13a", "base", "char", "intl", "ja_mecab", "ko_mecab", "none", "re", "spm", "ter")
+# The package that ``sacrebleu`` is.
+HOME = "bleustream.sacrebleu"
 
-# SacreBLEU's public modules, and the bleustream module each is.
-MODULES = {
-    "sacrebleu": "bleustream.sacrebleu_api",
-    "sacrebleu.compat": "bleustream.compat",
-    "sacrebleu.dataset": "bleustream.dataset",
-    "sacrebleu.metrics": "bleustream.metrics",
-    **{
-        f"sacrebleu.metrics.{name}": f"bleustream.metrics.{name}"
-        for name in ("base", "bleu", "chrf", "helpers", "ter")
-    },
-    "sacrebleu.significance": "bleustream.significance",
-    "sacrebleu.tokenizers": "bleustream.tokenizers",
-    **{
-        f"sacrebleu.tokenizers.tokenizer_{name}": f"bleustream.tokenizers.tokenizer_{name}"
-        for name in (*_TOKENIZERS, "zh")
-    },
-    "sacrebleu.utils": "bleustream.utils",
-    "sacrebleu.version": "bleustream.version",
-}
+
+def own_name(name: str) -> str:
+    """bleustream's module of SacreBLEU's module ``name`` (``sacrebleu.X`` ->
+    ``bleustream.sacrebleu.X``)."""
+    return HOME + name[len("sacrebleu") :]
 
 
 class _Existing(importlib.abc.Loader):
@@ -84,8 +71,8 @@ class SacrebleuFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname.split(".")[0] != "sacrebleu":
             return None
-        module = MODULES.get(fullname)
-        if module is None:
+        module = own_name(fullname)
+        if importlib.util.find_spec(module) is None:
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: under bleustream.install_as_sacrebleu(), "
                 "sacrebleu has SacreBLEU's public modules only",
@@ -103,7 +90,7 @@ def _taken(name: str) -> bool:
 
 def install_as_sacrebleu() -> None:
     """Makes ``import sacrebleu`` and its public submodules give bleustream."""
-    from bleustream import dataset
+    from bleustream.sacrebleu import dataset
 
     # SacreBLEU's registry, while "sacrebleu" is still SacreBLEU; without the
     # testsets extra, its functions say so when called.

@@ -364,22 +364,12 @@ def input_name(options: ReadOptions) -> str:
 BATCH_SEGMENTS = 256
 
 
-def sum_items(counter: SegmentCounter, batch: Sequence[Item], options: ReadOptions) -> Summed:
-    """The ``Summed`` of a batch of text items (``SegmentCounter.summed``); a problem
-    in one's text is located at its line, as ``count_item`` locates it."""
-    try:
-        return counter.summed([item.hyps for item in batch], [item.refs for item in batch])
-    except InputError:
-        for item in batch:
-            count_item(counter, item, options)  # raises at the first bad one
-        raise
-
-
 def summed_batches(
     counter: SegmentCounter, items: Iterator[Item], options: ReadOptions
 ) -> Iterator[tuple[list[Item], Summed]]:
     """Text items summed a batch (``BATCH_SEGMENTS``) at a time: each batch
-    with its ``Summed`` (``sum_items``).
+    with its ``Summed`` (``SegmentCounter.summed_at``, a problem in an
+    item's text located at its line).
 
     A signal or a reading error sums the items read so far before it is
     raised: the partial score of a signal covers them, and a segment before
@@ -391,22 +381,21 @@ def summed_batches(
         for item in items:
             batch.append(item)
             if len(batch) == BATCH_SEGMENTS:
-                summed = sum_items(counter, batch, options)
+                summed = _summed(counter, batch, options)
                 done, batch = batch, []
                 yield done, summed
     except (Interrupted, BleustreamError):
         if batch:
-            yield batch, sum_items(counter, batch, options)
+            yield batch, _summed(counter, batch, options)
         raise
     if batch:
-        yield batch, sum_items(counter, batch, options)
+        yield batch, _summed(counter, batch, options)
 
 
-def count_item(counter: SegmentCounter, item: Item, options: ReadOptions) -> Rows:
-    """An item's rows; a problem in its text is located at its line."""
-    try:
-        return counter.count(item.hyps, item.refs)
-    except InputError as exc:
-        if exc.source is not None:
-            raise
-        raise InputError(exc.message, input_name(options), item.line) from None
+def _summed(counter: SegmentCounter, batch: Sequence[Item], options: ReadOptions) -> Summed:
+    return counter.summed_at(
+        [item.hyps for item in batch],
+        [item.refs for item in batch],
+        input_name(options),
+        (item.line for item in batch),
+    )

@@ -120,9 +120,9 @@ def _fits(default: Any, value: Any) -> bool:
     return True
 
 
-def _settings_problem(name: str, entry: dict[str, Any]) -> str | None:
-    """A setting of a metric read back whose type is not its default's."""
-    given = {**entry["counting"], **entry["scoring"]}
+def settings_problem(name: str, given: Mapping[str, Any]) -> str | None:
+    """A setting of a metric read back (stats or analysis records) whose type
+    is not its default's."""
     for setting in dataclasses.fields(STREAM_METRICS[name].Settings):
         value = given.get(setting.name, setting.default)
         if not _fits(setting.default, value):
@@ -130,23 +130,50 @@ def _settings_problem(name: str, entry: dict[str, Any]) -> str | None:
     return None
 
 
+def read_header(
+    text: str,
+    source: LineSource,
+    kind: str = "stats",
+    format_name: str = FORMAT_NAME,
+    version: int = FORMAT_VERSION,
+) -> dict[str, Any]:
+    """One line of records read back as a JSON object with the format's name
+    and version, the one header check of every record format (``kind``:
+    "stats", "analysis"); anything else is an ``InputError`` at its line."""
+
+    def bad(message: str) -> InputError:
+        return InputError(message, source.name, source.line)
+
+    article = "an" if kind[:1] in "aeiou" else "a"
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise bad(f"not a JSON {kind} record ({exc})") from None
+    except RecursionError:
+        raise bad(f"not {article} {kind} record: nested too deeply") from None
+    if not isinstance(data, dict) or data.get("format") != format_name:
+        raise bad(f'not {article} {kind} record: expected an object with "format": "{format_name}"')
+    if data.get("version") != version:
+        raise bad(
+            f"{kind} format version {data.get('version')!r}; this bleustream reads "
+            f"version {version}"
+        )
+    return data
+
+
+def record_lines(source: LineSource) -> Iterator[str]:
+    """The lines of a source of records that are not blank (a line that
+    could not be decoded and was skipped is passed over too)."""
+    for text in source:
+        if text is not None and text.strip():
+            yield text
+
+
 def _parse(text: str, source: LineSource) -> dict[str, Any]:
     def bad(message: str) -> InputError:
         return InputError(message, source.name, source.line)
 
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise bad(f"not a JSON stats record ({exc})") from None
-    except RecursionError:
-        raise bad("not a stats record: nested too deeply") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
-        raise bad(f'not a stats record: expected an object with "format": "{FORMAT_NAME}"')
-    if data.get("version") != FORMAT_VERSION:
-        raise bad(
-            f"stats format version {data.get('version')!r}; this bleustream reads "
-            f"version {FORMAT_VERSION}"
-        )
+    data = read_header(text, source)
     if data.get("type") not in ("segment", "running", "corpus"):
         raise bad(f"unknown record type {data.get('type')!r}")
     segments = data.get("segments")
@@ -172,7 +199,7 @@ def _parse(text: str, source: LineSource) -> dict[str, Any]:
         for key in ("counting", "scoring"):
             if not isinstance(entry.get(key), dict):
                 raise bad(f'metric {name}: "{key}" must be an object')
-        problem = _settings_problem(name, entry)
+        problem = settings_problem(name, {**entry["counting"], **entry["scoring"]})
         if problem is not None:
             raise bad(problem)
         stats = entry.get("stats")
@@ -280,9 +307,7 @@ def read_stats(
     """
     # Per system: segments of the segment records since the last corpus record.
     since_corpus: dict[str | int | None, int] = {}
-    for text in source:
-        if text is None or not text.strip():
-            continue
+    for text in record_lines(source):
         data = _parse(text, source)
         here = layout_of(data, f"{source.name}:{source.line}")
         if layout is None:
@@ -374,17 +399,19 @@ def _rows_of(
                 source.name,
                 source.line,
             )
-        problem = _row_problem(metric, row, settings, data["segments"], data["nrefs"], kind)
+        problem = row_problem(metric, row, settings, data["segments"], data["nrefs"], kind)
         if problem is not None:
             raise InputError(f"{spec_name} statistics: {problem}", source.name, source.line)
         rows.append(metric.from_record(row, settings))
     return tuple(rows)
 
 
-def _row_problem(
+def row_problem(
     metric: Any, row: Row, settings: Any, segments: int, nrefs: int | str, kind: str
 ) -> str | None:
-    """What is wrong with a row read back, or None."""
+    """What is wrong with a row of ``segments`` segments read back (``kind``
+    "segment": one segment's, whose counts fit the 32-bit arrays a test
+    resamples), or None; stats and analysis records alike."""
     problem = metric.check_row(row, settings, segments, nrefs)
     if problem is not None:
         return problem

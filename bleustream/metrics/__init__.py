@@ -3,9 +3,9 @@
 Nothing here reads files, parses arguments or writes to a stream.  SacreBLEU's
 classes are here under its names (``from bleustream.metrics import BLEU``,
 ``METRICS``), loaded when first asked for: a module of the package that
-imports one metric does not load them all.  So are its modules: ``bleu``,
-``chrf`` and ``ter`` (bleustream's metrics, with SacreBLEU's class and
-score of each), ``base`` and ``helpers``.
+imports one metric does not load them all.  SacreBLEU's modules of the same
+names (``sacrebleu.metrics.bleu``, ``base``, ``helpers``...) are in
+``bleustream.sacrebleu.metrics``.
 """
 
 from __future__ import annotations

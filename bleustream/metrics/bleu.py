@@ -18,15 +18,25 @@ from itertools import repeat
 from typing import Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.bleu_batches import Lines, c_count_lines, c_score_objects, c_sum_lines
-from bleustream.metrics.bleu_batches import c_score_values as c_values
+from bleustream.metrics.bleu_batches import (
+    ScoreValues,
+    c_score_batch,
+    compiled_rows,
+    compiled_sums,
+    compiled_values,
+)
 from bleustream.metrics.ngrams import RefNgrams, hyp_row, one_reference, reference_ngrams
 from bleustream.metrics.protocol import (
+    CountBatch,
     OptionSpec,
     Row,
-    add_rows,
+    ScoreBatch,
+    SumBatch,
+    each_score,
     is_number,
     is_whole,
+    segment_rows,
+    sum_of_rows,
     totals_problem,
     whole_counts,
 )
@@ -415,32 +425,29 @@ def py_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     return row
 
 
-def py_count_lines(settings: Settings) -> Lines:
-    """What ``c_count_lines`` computes, in pure Python (the pure path does not
-    batch: it counts segment by segment)."""
-    prepare, one = py_prepare_refs(settings), py_count(settings)
-    return lambda hyps, refs: [one(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
+# The pure twins of the batch functions (bleu_batches has the compiled ones).
 
 
-def py_sum_lines(settings: Settings) -> Lines:
-    """What ``c_sum_lines`` computes, in pure Python: the sum of each
-    segment's row (``count`` against ``prepare_refs``)."""
-    rows = py_count_lines(settings)
-
-    def summed(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Row:
-        total = (0,) * row_size(settings)
-        for row in rows(hyps, refs):
-            total = add_rows(total, row)
-        return total
-
-    return summed
+def py_count_batch(settings: Settings) -> CountBatch:
+    """Each segment's row of a batch (the batch protocol:
+    ``bleustream.metrics.protocol``), counted segment by segment."""
+    return segment_rows(py_prepare_refs(settings), py_count(settings))
 
 
-def c_score_values(settings: Settings) -> Callable[[Sequence[Row]], list[float]] | None:
-    """Each row's score, ``score(row, settings).score``, in one C call
-    (``bleu_batches.c_score_values``; a row the C code cannot score so is
-    scored by the pure ``score``).  None where ``c_score_objects`` is None."""
-    return c_values(settings, lambda row: score(row, settings).score)
+def py_sum_batch(settings: Settings) -> SumBatch:
+    """The sum of ``py_count_batch``'s rows, ready to add."""
+    return sum_of_rows(py_count_batch(settings))
+
+
+def py_score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
+
+
+def py_score_values_batch(settings: Settings) -> ScoreValues:
+    """Each row's score, ``score(row, settings).score``: sentence BLEU as
+    floats (the scores alone, without BLEU-1..N)."""
+    return lambda rows: [bleu_of_row(tuple(row), settings).score for row in rows]
 
 
 # The compiled twins of prepare_refs and count: the same rows as hyp_row.
@@ -473,6 +480,29 @@ def c_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     prepare = preprocess(settings)
     native_row = native.hyp_row
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
+
+
+def _c_segments(settings: Settings) -> CountBatch:
+    """The rows of the compiled per-segment kernels (``c_count``)."""
+    return segment_rows(c_prepare_refs(settings), c_count(settings))
+
+
+def c_count_batch(settings: Settings) -> CountBatch:
+    """``py_count_batch`` in one C call where the kernels tokenize as the
+    settings say (``bleu_batches.compiled_rows``), else segment by segment."""
+    rows = compiled_rows(settings)
+    return _c_segments(settings) if rows is None else rows
+
+
+def c_sum_batch(settings: Settings) -> SumBatch:
+    """``py_sum_batch`` made in C without a row per segment where it can be."""
+    summed = compiled_sums(settings)
+    return sum_of_rows(_c_segments(settings)) if summed is None else summed
+
+
+def c_score_values_batch(settings: Settings) -> ScoreValues:
+    """``py_score_values_batch`` in one C call (``bleu_batches.compiled_values``)."""
+    return compiled_values(settings, py_score_values_batch(settings))
 
 
 def with_orders(row: Row, settings: Settings) -> BleuResult:
@@ -591,25 +621,17 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# The batches (count_lines, sum_lines, score_objects, score_values) are C
-# only: the pure path counts and scores segment by segment.
+# The batch functions' twins (bleustream.metrics.protocol; the test of
+# their signatures reads this):
+KERNEL_TWINS = {
+    "count_batch": (c_count_batch, py_count_batch),
+    "sum_batch": (c_sum_batch, py_sum_batch),
+    "score_batch": (c_score_batch, py_score_batch),
+    "score_values_batch": (c_score_values_batch, py_score_values_batch),
+}
 prepare_refs = py_prepare_refs if native is None else c_prepare_refs
 count = py_count if native is None else c_count
-count_lines = None if native is None else c_count_lines
-sum_lines = None if native is None else c_sum_lines
-score_objects = None if native is None else c_score_objects
-score_values = None if native is None else c_score_values
-
-
-# SacreBLEU's names in its ``metrics.bleu``: ``BLEUScore`` (imported above),
-# ``BLEU`` (``from bleustream.metrics.bleu import BLEU``) and ``BLEUSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("BLEU", "BLEUSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    if name == "MAX_NGRAM_ORDER":  # SacreBLEU's name of the default
-        return DEFAULT_MAX_ORDER
-    raise AttributeError(f"module 'bleustream.metrics.bleu' has no attribute {name!r}")
+count_batch = py_count_batch if native is None else c_count_batch
+sum_batch = py_sum_batch if native is None else c_sum_batch
+score_batch = py_score_batch if native is None else c_score_batch
+score_values_batch = py_score_values_batch if native is None else c_score_values_batch

@@ -1,29 +1,45 @@
-"""BLEU's batches in C: a batch's rows from its lines, and its sentence
-scores, each in one call.
+"""BLEU's batch functions in C, the compiled twins of ``bleu.py_<name>``.
 
-``c_count_lines``/``c_sum_lines`` tokenize and count a batch of segments
-(``bleu_rows_13a``/``bleu_rows_zh``, ``bleu_sum_*``); ``c_score_objects``
-and ``c_score_values`` score a batch of rows (``bleu_scores``,
-``bleu_values``), performing ``bleu.bleu_of_row``'s floating-point
-operations in its order.  ``bleustream.metrics.bleu`` binds them with the
-compiled kernels, as chrF's are bound from ``chrf_batches``; each gives
-what the pure code gives, to the last bit.  ``settings`` is a
-``bleu.Settings``.
+``c_count_batch``/``c_sum_batch`` tokenize and count a batch of segments in
+one call (``bleu_rows_13a``/``bleu_rows_zh``, ``bleu_sum_*``);
+``c_score_batch`` and ``c_score_values_batch`` score a batch of rows
+(``bleu_scores``, ``bleu_values``), performing ``bleu.bleu_of_row``'s
+floating-point operations in its order.  Each gives what its pure twin
+gives, to the last bit, for any settings: where the C code does not
+tokenize or score so (another tokenizer, add-k smoothing, BLEU-1..N), it
+counts segment by segment with the compiled ``bleu.c_count``, or scores
+with the pure code, which ``bleustream.metrics.bleu`` passes in: that
+module binds its ``c_*_batch`` twins from these (the batch protocol:
+``bleustream.metrics.protocol``), and this one never imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.protocol import Row
+from bleustream.metrics.protocol import (
+    CountBatch,
+    Row,
+    ScoreBatch,
+    SumBatch,
+    each_score,
+)
 from bleustream.metrics.scores import BLEUScore
 
-Lines = Callable[[Sequence[str], Sequence[Sequence[str]]], Any]
+# ``bleu.Settings``, named and not imported: this module sits below ``bleu``.
+Settings = Any
+
+if TYPE_CHECKING:
+    ScoreValues = Callable[[Sequence[Row]], list[float]]
+else:
+    ScoreValues = Any  # (for type checkers: see protocol.CountBatch)
 
 
-def _lines(settings: Any, kernels: dict[str, Any]) -> Lines | None:
+def _lines(settings: Settings, kernels: dict[str, Any]) -> Any:
+    """The kernel of the settings' tokenizer, called as ``(hyps, refs)``; None
+    where the kernels lack the tokenizer."""
     kernel = kernels.get(settings.tokenize)
     if kernel is None:
         return None
@@ -41,30 +57,26 @@ def _lines(settings: Any, kernels: dict[str, Any]) -> Lines | None:
     return lambda hyps, refs: kernel(hyps, refs, max_order)
 
 
-def c_count_lines(settings: Any) -> Lines | None:
-    """The rows of a batch of segments, from their lines (``hyps[i]`` and
-    its references ``refs[i]``): one C call that tokenizes and counts them
-    all (``bleu_rows_13a``/``bleu_rows_zh``), where the kernels have the
-    tokenizer; None elsewhere.  Row ``i`` is
-    ``count(settings)(hyps[i], prepare_refs(settings)(refs[i]))``."""
+def compiled_rows(settings: Settings) -> CountBatch | None:
+    """Each segment's row from one C call that tokenizes and counts the
+    whole batch (``bleu_rows_13a``/``bleu_rows_zh``); None where the kernels
+    lack the settings' tokenizer (``bleu.c_count_batch`` then counts
+    segment by segment)."""
     assert native is not None
-    return _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})
+    return _lines(settings, {"13a": native.bleu_rows_13a, "zh": native.bleu_rows_zh})  # type: ignore[no-any-return]
 
 
-def c_sum_lines(settings: Any) -> Lines | None:
-    """The summed row of a batch of segments, from their lines: the sum of
-    ``count_lines``' rows, made in C (``bleu_sum_13a``/``bleu_sum_zh``);
-    None where ``count_lines`` is."""
+def compiled_sums(settings: Settings) -> SumBatch | None:
+    """The batch's summed row, made in C (``bleu_sum_13a``/``bleu_sum_zh``)
+    without a row per segment; None where the kernels lack the tokenizer."""
     assert native is not None
-    return _lines(settings, {"13a": native.bleu_sum_13a, "zh": native.bleu_sum_zh})
+    summed = _lines(settings, {"13a": native.bleu_sum_13a, "zh": native.bleu_sum_zh})
+    if summed is None:
+        return None
+    return lambda hyps, refs: ("sum", summed(hyps, refs))
 
 
-# A batch of sentence scores (``Spec.score_objects``): rows in, SacreBLEU's
-# score objects out, in one C call.
-ScoreObjects = Callable[[Sequence[Row], str, Callable[[Row, str], BLEUScore]], list[BLEUScore]]
-
-
-def _c_settings(settings: Any) -> tuple[int, str, float, bool] | None:
+def _c_settings(settings: Settings) -> tuple[int, str, float, bool] | None:
     """The settings as ``bleu_scores`` and ``bleu_values`` take them, or
     None where the C code does not score: add-k smoothing (its score
     objects hold adjusted counts), BLEU-1..N, a smoothing value that is not
@@ -82,41 +94,40 @@ def _c_settings(settings: Any) -> tuple[int, str, float, bool] | None:
     )
 
 
-def c_score_objects(settings: Any) -> ScoreObjects | None:
-    """Score objects of a batch of rows made in C (``bleu_scores``), called
-    as ``made(rows, signature, one)`` where ``one`` is the pure
-    ``Spec.score_object``: each object equals ``one(row, signature)`` to the
-    last bit.  The C code performs ``bleu_of_row``'s floating-point
-    operations in its order; a row it cannot score so (a log of 0, a math
-    error, numbers past 2**53) it passes to ``one``.  None with add-k
-    smoothing (its score objects hold adjusted counts), with BLEU-1..N, and
-    for a smoothing value that is not an int or a float."""
+def c_score_batch(settings: Settings) -> ScoreBatch:
+    """Score objects of a batch of rows made in one C call (``bleu_scores``),
+    each equal to ``one(row, signature)`` to the last bit: the C code
+    performs ``bleu_of_row``'s floating-point operations in its order, and
+    passes a row it cannot score so (a log of 0, a math error, numbers past
+    2**53) to ``one``.  ``each_score`` where ``_c_settings`` is None."""
     assert native is not None
     scored = _c_settings(settings)
     if scored is None:
-        return None
+        return each_score
     kernel = native.bleu_scores
     fixed = (*scored, BLEUScore)
 
     def made(
-        rows: Sequence[Row], signature: str, one: Callable[[Row, str], BLEUScore]
+        rows: Sequence[Row], signature: str, one: Callable[[Row, str], Any]
     ) -> list[BLEUScore]:
         return kernel(rows, *fixed, signature, one)  # type: ignore[no-any-return]
 
     return made
 
 
-def c_score_values(
-    settings: Any, one: Callable[[Row], float]
-) -> Callable[[Sequence[Row]], list[float]] | None:
-    """Each row's score in one C call (``bleu_values``: ``c_score_objects``'
-    arithmetic without the objects); a row it cannot score so is ``one(row)``,
-    the pure score.  None where ``c_score_objects`` is None."""
+def compiled_values(settings: Settings, pure: ScoreValues) -> ScoreValues:
+    """Each row's score, ``score(row, settings).score``, in one C call
+    (``bleu_values``: ``c_score_batch``'s arithmetic without the objects);
+    a row it cannot score so, and every row where ``_c_settings`` is None,
+    is scored by ``pure`` (``bleu.py_score_values_batch``'s)."""
     assert native is not None
     fixed = _c_settings(settings)
     if fixed is None:
-        return None
+        return pure
     kernel = native.bleu_values
+
+    def one(row: Row) -> float:
+        return pure((row,))[0]
 
     def values(rows: Sequence[Row]) -> list[float]:
         return kernel(rows, *fixed, one)  # type: ignore[no-any-return]

@@ -49,10 +49,12 @@ def environment_seed() -> tuple[int | None, str]:
     return parse_seed(text), text.lower()
 
 
-def corpus_bootstrap(spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[str, float, float]:
+def corpus_bootstrap(spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[str, Any, Any]:
     """(seed text, mean, half the 95% interval) of ``n_samples`` bootstrap
     resamples of one metric's per-segment rows: SacreBLEU's
-    ``corpus_score(..., n_bootstrap=n_samples)``."""
+    ``corpus_score(..., n_bootstrap=n_samples)``.  The mean and interval
+    are of SacreBLEU's types: ``np.float32`` where the resampled scores are
+    float32 (chrF, TER), Python floats for BLEU's."""
     np = require_numpy("corpus_score(n_bootstrap=...)")
     if not rows:
         raise ValueError("bootstrap resampling needs at least one segment")
@@ -61,6 +63,8 @@ def corpus_bootstrap(spec: Spec, rows: Sequence[Row], n_samples: int) -> tuple[s
     job = (prepare(np, np.array(rows)), lambda sums: metric.score_rows(sums, settings))
     (scores,) = bootstrap_scores(np, seed, n_samples, [job])
     mean, ci = score_estimate_ci(np, scores)
+    if np.asarray(scores).dtype == np.float32:  # exact: each float came from a float32
+        return text, np.float32(mean), np.float32(ci)
     return text, mean, ci
 
 

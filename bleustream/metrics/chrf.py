@@ -56,16 +56,28 @@ from itertools import compress
 from typing import Any, Callable
 
 from bleustream.kernels import native
-from bleustream.metrics.chrf_batches import c_count_lines, c_score_objects
+from bleustream.metrics.chrf_batches import (
+    c_count,
+    c_count_batch,
+    c_prepare_refs,
+    c_score_batch,
+    c_sum_batch,
+)
+from bleustream.metrics.chrf_fscore import f_score
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
+    CountBatch,
     OptionSpec,
     Row,
+    ScoreBatch,
+    SumBatch,
+    each_score,
     is_whole,
     option_values,
+    segment_rows,
+    sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
-from bleustream.metrics.smoothing import CHRF_EPS
 
 NAME = "chrf"
 TITLE = "chrF"
@@ -466,44 +478,6 @@ def _order_stats(
         out += (hyp_total if ref_total else 0, ref_total, match)
 
 
-def f_score(stats: Sequence[int], order: int, beta: int, eps_smoothing: bool) -> float:
-    """SacreBLEU's ``CHRF._compute_f_score``, operation for operation."""
-    eps = CHRF_EPS
-    score = 0.0
-    effective_order = 0
-    factor = beta**2
-    avg_prec, avg_rec = 0.0, 0.0
-
-    triplets = iter(stats)
-    for n_hyp, n_ref, n_match in zip(triplets, triplets, triplets):
-        prec = n_match / n_hyp if n_hyp > 0 else eps
-        rec = n_match / n_ref if n_ref > 0 else eps
-
-        if eps_smoothing:  # the per-order sum is used by eps smoothing only
-            denom = factor * prec + rec
-            score += ((1 + factor) * prec * rec / denom) if denom > 0 else eps
-
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective_order += 1
-
-    if eps_smoothing:
-        return 100 * score / order
-
-    if effective_order == 0:
-        avg_prec = avg_rec = 0.0
-    else:
-        avg_prec /= effective_order
-        avg_rec /= effective_order
-
-    if avg_prec + avg_rec:
-        score = (1 + factor) * avg_prec * avg_rec
-        score /= (factor * avg_prec) + avg_rec
-        return 100 * score
-    return 0.0
-
-
 def py_count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row]:
     """A hypothesis against its prepared references, to the best reference's row
     (SacreBLEU's ``_compute_segment_statistics``)."""
@@ -540,46 +514,19 @@ def py_count(settings: Settings) -> Callable[[str, tuple[PreparedRef, ...]], Row
     return hyp_row
 
 
-# The compiled twins (bleustream.kernels): ``chrf_ref_rows`` gives the
-# rows ``_one_reference_stats`` / ``_order_stats`` make, one per reference;
-# the choice of the best reference, with its floating-point f-scores, stays
-# here.  The references are kept as (lowercased) text, whose n-grams the C
-# code makes on each call.
+def py_count_batch(settings: Settings) -> CountBatch:
+    """Each segment's row of a batch, counted segment by segment."""
+    return segment_rows(py_prepare_refs(settings), py_count(settings))
 
 
-def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], tuple[str, ...]]:
-    """``py_prepare_refs`` for the compiled kernels: the references' text."""
-    lowercase = settings.lowercase
-
-    def prepare(refs: Sequence[str]) -> tuple[str, ...]:
-        if not refs:
-            raise ValueError("a segment needs at least one reference")
-        return tuple(ref.lower() for ref in refs) if lowercase else tuple(refs)
-
-    return prepare
+def py_sum_batch(settings: Settings) -> SumBatch:
+    """The sum of ``py_count_batch``'s rows, ready to add."""
+    return sum_of_rows(py_count_batch(settings))
 
 
-def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
-    """``py_count`` for the compiled kernels."""
-    assert native is not None
-    chars, words, whitespace = settings.char_order, settings.word_order, settings.whitespace
-    lowercase = settings.lowercase
-    order, beta, eps_smoothing = settings.order, settings.beta, settings.eps_smoothing
-    rows_of = native.chrf_ref_rows
-
-    def hyp_row(hyp: str, refs: tuple[str, ...]) -> Row:
-        rows = rows_of(hyp.lower() if lowercase else hyp, refs, chars, words, whitespace)
-        if len(rows) == 1:
-            return rows[0]
-        best: Row = ()
-        best_f = -1.0
-        for stats in rows:
-            f = f_score(stats, order, beta, eps_smoothing)
-            if f > best_f:
-                best_f, best = f, stats
-        return best
-
-    return hyp_row
+def py_score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
 
 
 # ----------------------------------------------------------------------------
@@ -673,24 +620,19 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# The batch functions' twins (bleustream.metrics.protocol; the test of
+# their signatures reads this):
+KERNEL_TWINS = {
+    "count_batch": (c_count_batch, py_count_batch),
+    "sum_batch": (c_sum_batch, py_sum_batch),
+    "score_batch": (c_score_batch, py_score_batch),
+}
 # (The two paths prepare references differently: a path's count reads its
 # own prepare_refs' output only.)
 prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
     py_prepare_refs if native is None else c_prepare_refs
 )
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
-# The batches (a sentence_scores call's rows and score objects) are C only.
-count_lines = None if native is None else c_count_lines
-score_objects = None if native is None else c_score_objects
-
-
-# SacreBLEU's names in its ``metrics.chrf``: ``CHRFScore`` (imported above),
-# ``CHRF`` (``from bleustream.metrics.chrf import CHRF``) and ``CHRFSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("CHRF", "CHRFSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    raise AttributeError(f"module 'bleustream.metrics.chrf' has no attribute {name!r}")
+count_batch = py_count_batch if native is None else c_count_batch
+sum_batch = py_sum_batch if native is None else c_sum_batch
+score_batch = py_score_batch if native is None else c_score_batch

@@ -14,7 +14,7 @@ one segment.  Rows add in input order, so the summed row of a corpus is
 ``system_score`` of ``comet-score``, ``sum(scores) / len(scores)``, to the
 bit.  A sentence score is the segment score itself.
 
-The model scores segments a batch at a time (``count_batch``): the run
+The model scores segments a window at a time (``count_window``): the run
 hands it a window of segments as they arrive; their texts are sorted by
 length within the window and cut into batches of ``--comet-batch-size``,
 as comet-score sorts its input, and each score goes back to its segment.
@@ -37,7 +37,18 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import MAX_COUNT, OptionSpec, Row, as_whole, option_values
+from bleustream.metrics.protocol import (
+    MAX_COUNT,
+    CountBatch,
+    OptionSpec,
+    Row,
+    ScoreBatch,
+    SumBatch,
+    as_whole,
+    each_score,
+    option_values,
+    sum_of_rows,
+)
 from bleustream.metrics.scores import SIGNATURE_VERSION, Score
 
 NAME = "comet"
@@ -230,7 +241,7 @@ def from_record(row: Sequence[Any], settings: Settings) -> Row:
 
 
 def prepare_refs(settings: Settings) -> Callable[[Sequence[str]], Sequence[str]]:
-    """Nothing to prepare: the model reads the texts in ``count_batch``."""
+    """Nothing to prepare: the model reads the texts in ``count_window``."""
     return tuple
 
 
@@ -259,7 +270,7 @@ _TALLIES: dict[Settings, _Tally] = {}
 Segment = tuple[str, Sequence[str], Sequence[str]]  # source, hypotheses per system, references
 
 
-def count_batch(settings: Settings) -> Callable[[Sequence[Segment]], list[list[Row]]]:
+def count_window(settings: Settings) -> Callable[[Sequence[Segment]], list[list[Row]]]:
     """Rows of a window of segments, per segment and system: cached scores
     read back, the rest scored by the model in batches of similar length.
     The model and the cache are opened at the first window (statistics
@@ -281,6 +292,26 @@ def count_batch(settings: Settings) -> Callable[[Sequence[Segment]], list[list[R
         return out
 
     return rows
+
+
+def count_batch(settings: Settings) -> CountBatch:
+    """The protocol's batch without sources, which this metric cannot score:
+    a run reading sources (``NEEDS_SOURCE``) counts windows (``count_window``)."""
+
+    def refused(hyps: Sequence[str], refs: Sequence[Any]) -> list[Row]:
+        raise ValueError("COMET scores segments with their sources: count_window")
+
+    return refused
+
+
+def sum_batch(settings: Settings) -> SumBatch:
+    """``count_batch``'s rows, summed (``protocol.sum_of_rows``)."""
+    return sum_of_rows(count_batch(settings))
+
+
+def score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
 
 
 def _opened(settings: Settings) -> tuple[Any, Any, _Tally]:

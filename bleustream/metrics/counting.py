@@ -10,18 +10,18 @@ segment, shared by one process's scorer and the worker processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple
 
-from bleustream.metrics.protocol import Row, add_rows
+from bleustream.errors import InputError
+from bleustream.metrics.protocol import Part, Row, add_rows, batch_part
 from bleustream.metrics.registry import Spec
 
 # One segment's rows, per system and then per metric.
 Rows = Sequence[Sequence[Row]]
-# A segment as a batched metric reads it: its source (None when there is
-# none), each system's hypothesis, its references.
-Segment = tuple["str | None", Sequence[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ def zero_totals(specs: Sequence[Spec]) -> Totals:
     return Totals(tuple(spec.zero() for spec in specs), 0)
 
 
+# A segment as a windowed metric reads it: its source (None when there is
+# none), each system's hypothesis, its references.
+Segment = tuple["str | None", Sequence[str], Sequence[str]]
+
+
 class SegmentCounter:
     """Counts one segment at a time: each system's hypothesis against the
     segment's references, prepared once per metric."""
@@ -66,16 +71,15 @@ class SegmentCounter:
         self.systems = systems
         self._prepare = [spec.metric.prepare_refs(spec.settings) for spec in self.specs]
         self._count = [spec.metric.count(spec.settings) for spec in self.specs]
-        # A metric may sum a batch of one system's lines in one call (BLEU's
-        # compiled kernels): ``sum_lines(settings)``, or None where it cannot.
-        self._sum_lines = [_sum_lines(spec) for spec in self.specs]
-        # A metric whose count is a model's forward pass scores a window of
-        # segments, with their sources, in one call: ``count_batch(settings)``.
-        self._batch = [_count_batch(spec) for spec in self.specs]
-        self.batched = any(f is not None for f in self._batch)
-        self.sums_lines = (
-            systems == 1 and not self.batched and any(f is not None for f in self._sum_lines)
-        )
+        # Each metric sums a batch of one system's lines itself (BLEU's
+        # compiled kernels in one call): its ``sum_batch``.
+        self._sum_batch = [spec.metric.sum_batch(spec.settings) for spec in self.specs]
+        # A metric that reads each segment's source (``NEEDS_SOURCE``: a
+        # model's forward pass) scores a window of segments, with their
+        # sources, in one call: its ``count_window``; the run then counts by
+        # ``count_segments``.
+        self._window = [_count_window(spec) for spec in self.specs]
+        self.batched = any(f is not None for f in self._window)
 
     def count(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Row, ...]]:
         """One segment's rows, per system and then per metric, without adding them."""
@@ -107,17 +111,17 @@ class SegmentCounter:
     def count_segments(self, segments: Sequence[Segment]) -> list[list[tuple[Row, ...]]]:
         """Rows of a window of segments (source, hypotheses per system,
         references), per segment, system and metric: the batched metrics
-        (``count_batch``) score the window in one call, the others each
+        (``count_window``) score the window in one call, the others each
         segment as ``count`` does."""
-        counts = [None if batch else count for count, batch in zip(self._count, self._batch)]
+        counts = [None if batch else count for count, batch in zip(self._count, self._window)]
         rows = []
         for _, hyps, refs in segments:
             prepared = [
                 None if batch else prepare(refs)
-                for prepare, batch in zip(self._prepare, self._batch)
+                for prepare, batch in zip(self._prepare, self._window)
             ]
             rows.append([tuple(c and c(hyp, p) for c, p in zip(counts, prepared)) for hyp in hyps])
-        for index, batch in enumerate(self._batch):
+        for index, batch in enumerate(self._window):
             if batch is None:
                 continue
             for segment_rows, scored in zip(rows, batch(segments)):
@@ -130,19 +134,42 @@ class SegmentCounter:
         """The ``Summed`` of a batch of segments (``hyps[i]``: segment ``i``'s
         hypothesis per system, ``refs[i]`` its references; at least one).
 
-        With one system, each metric that can sums the batch from its lines
-        in one call; the others count it segment by segment, as ``count``."""
-        if not self.sums_lines:
-            return sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
+        With one system, each metric sums the batch from its lines
+        (``sum_batch``); with several, each segment is counted as ``count``
+        counts it, a hypothesis that several systems gave once."""
+        if self.systems != 1 or self.batched:
+            summed = sum_rows(list(map(self.count, hyps, refs)), self.systems, len(refs[0]))
+            return summed._replace(tokenized=tuple(map(looks_tokenized, zip(*hyps))))
         column = [segment[0] for segment in hyps]
-        parts: list[tuple[str, Any]] = []
-        for sum_lines, prepare, count in zip(self._sum_lines, self._prepare, self._count):
-            if sum_lines is not None:
-                parts.append(("sum", sum_lines(column, refs)))
-                continue
-            rows = [count(hyp, prepare(texts)) for hyp, texts in zip(column, refs)]
-            parts.append(_part_of(rows))
-        return Summed([parts], len(hyps), len(refs[0]))
+        parts = [sum_batch(column, refs) for sum_batch in self._sum_batch]
+        return Summed([parts], len(hyps), len(refs[0]), (looks_tokenized(column),))
+
+    def count_at(self, hyps: Sequence[str], refs: Sequence[str], source: str, line: int) -> Rows:
+        """``count``, a problem in the segment's text located at ``source``'s
+        ``line`` (where its input was read)."""
+        try:
+            return self.count(hyps, refs)
+        except InputError as exc:
+            if exc.source is not None:
+                raise
+            raise InputError(exc.message, source, line) from None
+
+    def summed_at(
+        self,
+        hyps: Sequence[Sequence[str]],
+        refs: Sequence[Sequence[str]],
+        source: str,
+        lines: Iterable[int],
+    ) -> Summed:
+        """``summed``, a problem in a segment's text located at ``source``'s
+        line of that segment (``lines``, read only then), as ``count_at``
+        locates it."""
+        try:
+            return self.summed(hyps, refs)
+        except InputError:
+            for segment in zip(hyps, refs, lines):
+                self.count_at(*segment[:2], source, segment[2])  # raises at the first bad one
+            raise
 
 
 def add_summed(a: Summed | None, b: Summed) -> Summed:
@@ -153,55 +180,55 @@ def add_summed(a: Summed | None, b: Summed) -> Summed:
         [_add_parts(x, y) for x, y in zip(system_a, system_b)]
         for system_a, system_b in zip(a.parts, b.parts)
     ]
-    return Summed(parts, a.segments + b.segments, a.nrefs)
+    tokenized = tuple(map(operator.add, a.tokenized, b.tokenized)) or a.tokenized or b.tokenized
+    return Summed(parts, a.segments + b.segments, a.nrefs, tokenized)
 
 
-def _add_parts(x: tuple[str, Any], y: tuple[str, Any]) -> tuple[str, Any]:
+def _add_parts(x: Part, y: Part) -> Part:
     if x[0] == y[0] == "sum":
         return ("sum", add_rows(x[1], y[1]))
     # Rows with floats are kept in order, to be added one by one.
     return ("rows", [*_as_rows(x), *_as_rows(y)])
 
 
-def _as_rows(part: tuple[str, Any]) -> list[Row]:
+def _as_rows(part: Part) -> list[Row]:
     return [part[1]] if part[0] == "sum" else list(part[1])
 
 
-def _sum_lines(spec: Spec) -> Any:
-    """The metric's ``sum_lines`` for the spec's settings; None if it has none."""
-    sum_lines = getattr(spec.metric, "sum_lines", None)
-    return None if sum_lines is None else sum_lines(spec.settings)
-
-
-def _count_batch(spec: Spec) -> Any:
-    """The metric's ``count_batch`` for the spec's settings; None if it has none."""
-    count_batch = getattr(spec.metric, "count_batch", None)
-    return None if count_batch is None else count_batch(spec.settings)
-
-
-def _part_of(column: list[Row]) -> tuple[str, Any]:
-    """One system's and metric's rows of a batch, as ``Summed.parts`` holds them."""
-    if any(isinstance(x, float) for row in column for x in row):
-        return ("rows", column)
-    return ("sum", tuple(map(sum, zip(*column))))
+def _count_window(spec: Spec) -> Any:
+    """The metric's ``count_window`` for the spec's settings, where the
+    metric reads sources (``NEEDS_SOURCE``); None for the others."""
+    if not getattr(spec.metric, "NEEDS_SOURCE", False):
+        return None
+    return spec.metric.count_window(spec.settings)
 
 
 class Summed(NamedTuple):
     """A batch's statistics added up in the worker, for a run that needs only sums.
 
-    ``parts`` holds, per system and metric, either ``("sum", row)`` (integer
-    statistics: their sum is the same in any order) or ``("rows", [row,
-    ...])``: statistics with floats (TER's average reference length), which
-    the parent adds one by one so that its running sum rounds as one
-    process's does.
+    ``parts`` holds, per system and metric, a ``protocol.Part``: either
+    ``("sum", row)`` (whole-number statistics: their sum is the same in any
+    order) or ``("rows", [row, ...])``: statistics with fractions (TER's
+    average length of several references), which the parent adds one by
+    one so that its running sum rounds as one process's does.
     """
 
-    parts: list[list[tuple[str, Any]]]
+    parts: list[list[Part]]
     segments: int
     nrefs: int  # references of the first segment
+    # Per system, the hypotheses that end in " .", SacreBLEU's sign of
+    # tokenized text (its warning: ``looks_tokenized``); () where not counted.
+    tokenized: tuple[int, ...] = ()
 
 
-def add_parts(total: Totals, parts: Sequence[tuple[str, Any]], segments: int) -> Totals:
+def looks_tokenized(hyps: Iterable[str]) -> int:
+    """How many of one system's hypotheses end in " .": what SacreBLEU
+    counts to warn, at 100, that a system's text looks tokenized (its
+    ``_extract_corpus_statistics``); counted once per batch."""
+    return sum(map(str.endswith, hyps, repeat(" .")))
+
+
+def add_parts(total: Totals, parts: Sequence[Part], segments: int) -> Totals:
     """``total`` with one system's ``Summed.parts`` added, over ``segments``
     segments: a ``("sum", row)`` at once, ``("rows", rows)`` one row after
     the other, so that a running sum of floats rounds as one process's does."""
@@ -218,10 +245,10 @@ def add_parts(total: Totals, parts: Sequence[tuple[str, Any]], segments: int) ->
 
 def sum_rows(rows: Sequence[Rows], systems: int, nrefs: int) -> Summed:
     """The ``Summed`` of some segments' rows (at least one segment)."""
-    parts: list[list[tuple[str, Any]]] = []
+    parts: list[list[Part]] = []
     for system in range(systems):
-        per_metric: list[tuple[str, Any]] = []
+        per_metric: list[Part] = []
         for index in range(len(rows[0][system])):
-            per_metric.append(_part_of([segment[system][index] for segment in rows]))
+            per_metric.append(batch_part([segment[system][index] for segment in rows]))
         parts.append(per_metric)
     return Summed(parts, len(rows), nrefs)

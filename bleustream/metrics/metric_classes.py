@@ -10,6 +10,10 @@ from the same keywords.
 ``corpus_score(..., n_bootstrap=N)`` runs SacreBLEU's bootstrap of the
 segments' rows, ``bleustream.metrics.bootstrap`` (imported, with numpy,
 only then).
+
+A metric object pickles (a process pool maps its ``sentence_score``): its
+settings and the references it was given go, the functions built from
+them are built again on the other side.
 """
 
 from __future__ import annotations
@@ -21,20 +25,26 @@ from typing import Any, Callable, ClassVar
 
 from bleustream.metrics import bleu, chrf, ter
 from bleustream.metrics.arguments import (
+    check_bleu_settings,
+    check_chrf_settings,
     check_hypotheses,
     check_references,
     check_sentence,
     is_sequence,
+    no_reference,
     nrefs_of,
 )
-from bleustream.metrics.protocol import Row, add_rows
+from bleustream.metrics.protocol import CountBatch, Row, add_rows
 from bleustream.metrics.registry import METRICS, MODEL_METRICS, Spec
 from bleustream.metrics.scores import BLEUScore, Score, Signature
+from bleustream.tokenizers.objects import BaseTokenizer, TercomTokenizer
+from bleustream.tokenizers.objects import made as tokenizer_object
 from bleustream.tokenizers.registry import (
     DEFAULT_TOKENIZER,
     LANGUAGE_TOKENIZERS,
     TOKENIZERS,
     tokenizer_advice,
+    tokenizer_signature,
 )
 
 
@@ -58,9 +68,10 @@ class Scoring:
     spec: Spec
     prepare: Callable[[Sequence[str]], Any]
     count: Callable[[str, Any], Row]
+    # The metric's ``count_batch`` (rows of raw lines, in one call where
+    # the kernels count these settings so).
+    lines: CountBatch
     signatures: dict[int | str, str] = field(default_factory=dict, compare=False)
-    # The metric's ``count_lines`` (rows of raw lines in one call), or None.
-    lines: Callable[[Sequence[str], Sequence[Sequence[str]]], list[Row]] | None = None
 
     def signature(self, nrefs: int | str) -> str:
         text = self.signatures.get(nrefs)
@@ -77,6 +88,8 @@ class Scoring:
         cache, counts = [], set()
         for refs in zip(*references):
             lines = [ref for ref in refs if ref is not None]
+            if not lines:
+                raise no_reference("")
             counts.add(len(lines))
             cache.append(prepare(lines))
         return cache, nrefs_of(counts, len(references))
@@ -107,6 +120,8 @@ class Scoring:
         counts = set()
         for i, hyp in enumerate(hypotheses):
             lines = [stream[i] for stream in references if stream[i] is not None]
+            if not lines:
+                raise no_reference(f"segment {i + 1}: ")
             counts.add(len(lines))
             row = count(hyp, prepare(lines))
             total = add_rows(total, row)
@@ -114,26 +129,25 @@ class Scoring:
                 rows.append(row)
         return total, nrefs_of(counts, len(references))
 
-    def sentence(self, hypothesis: str, references: Sequence[str]) -> Score:
+    def sentence(self, hypothesis: str, references: Sequence[str | None]) -> Score:
+        """The score of one hypothesis; None references left out, as SacreBLEU does."""
+        if None in references:
+            references = [ref for ref in references if ref is not None]
         nrefs = len(references)
-        if self.lines is not None and nrefs:
-            (row,) = self.lines((hypothesis,), (references,))
-        else:
-            row = self.count(hypothesis, self.prepare(references))
+        if not nrefs:
+            raise no_reference("")
+        (row,) = self.lines((hypothesis,), (references,))
         # result(), unrolled: a training loop's sentence BLEU spends more in
         # Python calls than in the arithmetic.
         signature = self.signatures.get(nrefs)
         if signature is None:
             signature = self.signature(nrefs)
         spec = self.spec
-        made = spec.made_objects
-        if made is not None:
-            return made((row,), signature, spec.score_object)[0]  # type: ignore[no-any-return]
-        return spec.score_object(row, signature)
+        return spec.made_objects((row,), signature, spec.score_object)[0]
 
     def rows(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[Row]:
         """The row of each hypothesis against its references (``references[i]``)."""
-        if self.lines is not None and all(references):
+        if all(references):
             return self.lines(hypotheses, references)
         return list(map(self.count, hypotheses, map(self.prepare, references)))
 
@@ -142,12 +156,11 @@ class Scoring:
 def scoring(name: str, settings: Any) -> Scoring:
     """The ``Scoring`` of a registered metric with settings (its ``Settings``)."""
     metric = METRICS[name]
-    lines = getattr(metric, "count_lines", None)
     return Scoring(
         Spec(metric, settings),
         metric.prepare_refs(settings),
         metric.count(settings),
-        lines=None if lines is None else lines(settings),
+        metric.count_batch(settings),
     )
 
 
@@ -160,6 +173,8 @@ class Metric:
         self._scoring = scoring(self.NAME, settings)
         self._prefix = f"{type(self).__name__}: "
         self._ref_cache: list[Any] | None = None
+        # The references given to the constructor, kept to pickle the object.
+        self._references: tuple[tuple[str, ...], ...] | None = None
         # References per segment of the last scoring (``var`` when it varied).
         self.num_refs: int | str | None = None
         self._force = True
@@ -177,7 +192,22 @@ class Metric:
         first = references[0] if is_sequence(references) and references else ()
         check_references(self._prefix, references, len(first) if is_sequence(first) else 0)
         cache, self.num_refs = self._scoring.prepared(references)
+        self._references = tuple(map(tuple, references))
         return cache
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The per-segment functions are closures: the settings travel instead.
+        state = dict(vars(self))
+        state["_scoring"] = self._scoring.spec.settings
+        state["_ref_cache"] = None
+        state.pop("_tokenizer", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["_scoring"] = scoring(self.NAME, state["_scoring"])
+        self.__dict__.update(state)
+        if self._references is not None:
+            self._ref_cache, _ = self._scoring.prepared(self._references)
 
     def corpus_score(
         self,
@@ -235,8 +265,9 @@ class Metric:
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The score of one hypothesis against its references."""
         check_sentence(self._prefix, hypothesis, references)
-        self.num_refs = len(references)
-        return self._scoring.sentence(hypothesis, references)
+        result = self._scoring.sentence(hypothesis, references)
+        self.num_refs = len(references) - references.count(None)
+        return result
 
     def get_signature(self) -> Signature:
         """The signature of the settings and of the last scoring's references."""
@@ -269,6 +300,7 @@ class BLEU(Metric):
     """BLEU (Papineni et al. 2002), as SacreBLEU's ``BLEU`` class."""
 
     NAME = bleu.NAME
+    _PREFIX = "BLEU: "
     SETTINGS = (
         "lowercase",
         "force",
@@ -302,6 +334,7 @@ class BLEU(Metric):
             advice = tokenizer_advice(trg_lang, tokenize)
             if advice is not None:
                 _warn(advice)
+        check_bleu_settings(self._PREFIX, smooth_method, tokenize, max_ngram_order, TOKENIZERS)
         self.lowercase, self.trg_lang, self.tokenize = bool(lowercase), trg_lang, tokenize
         self.smooth_method, self.smooth_value = smooth_method, smooth_value
         self.max_ngram_order, self.effective_order = max_ngram_order, bool(effective_order)
@@ -315,6 +348,20 @@ class BLEU(Metric):
         )
         super().__init__(settings, references)
         self._force = force
+
+    @property
+    def tokenizer(self) -> BaseTokenizer:
+        """SacreBLEU's tokenizer object of ``tokenize``: called with a line,
+        it returns the line tokenized (made when first asked for)."""
+        made = self.__dict__.get("_tokenizer")
+        if made is None:
+            made = self.__dict__["_tokenizer"] = tokenizer_object(self.tokenize)
+        return made
+
+    @property
+    def tokenizer_signature(self) -> str:
+        """The tokenizer's name in the signature (``13a``, ``flores101``...)."""
+        return tokenizer_signature(self.tokenize)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         if not self.effective_order:
@@ -334,6 +381,7 @@ class BLEU(Metric):
     ) -> BLEUScore:
         """BLEU of summed statistics, as SacreBLEU's ``BLEU.compute_bleu``
         (whose smoothing defaults to ``none``)."""
+        check_bleu_settings("BLEU: ", smooth_method, "13a", max_ngram_order, TOKENIZERS)
         settings = bleu.Settings(
             smooth_method=smooth_method,
             smooth_value=_smooth_value(smooth_method, smooth_value),
@@ -363,6 +411,8 @@ class CHRF(Metric):
         eps_smoothing: bool = False,
         references: Sequence[Sequence[str]] | None = None,
     ) -> None:
+        check_chrf_settings("CHRF: ", char_order, word_order, beta)
+        self.order = char_order + word_order
         self.char_order, self.word_order, self.beta = char_order, word_order, beta
         self.lowercase, self.whitespace = bool(lowercase), bool(whitespace)
         self.eps_smoothing = bool(eps_smoothing)
@@ -401,6 +451,21 @@ class TER(Metric):
         )
         super().__init__(settings, references)
 
+    @property
+    def tokenizer(self) -> BaseTokenizer:
+        """SacreBLEU's ``TercomTokenizer`` of the settings (made when first asked for)."""
+        made = self.__dict__.get("_tokenizer")
+        if made is None:
+            made = self.__dict__["_tokenizer"] = TercomTokenizer(
+                self.normalized, self.no_punct, self.asian_support, self.case_sensitive
+            )
+        return made
+
+    @property
+    def tokenizer_signature(self) -> str:
+        """``tercom``, as SacreBLEU's TER signature says."""
+        return self.tokenizer.signature()
+
 
 # The class of each registered metric.
 CLASSES: dict[str, type[Metric]] = {cls.NAME: cls for cls in (BLEU, CHRF, TER)}
@@ -426,10 +491,28 @@ def signature_of_args(
     return fields, scored.metric.SIGNATURE_SHORT
 
 
+def _yes(text: Any) -> Any:
+    """A ``yes``/``no`` field as the bool SacreBLEU's signature holds."""
+    return {"yes": True, "no": False}.get(text, text)
+
+
 class MetricSignature(Signature):
-    """A SacreBLEU metric's signature: ``Signature(args)`` adds the metric's fields."""
+    """A SacreBLEU metric's signature: ``Signature(args)`` adds the metric's fields.
+
+    Its ``info`` holds SacreBLEU's values, of SacreBLEU's types (``nc`` a
+    number, TER's ``norm`` a bool...): ``TYPES`` turns the metric module's
+    text into them; ``format()`` writes the same text from either.
+    """
 
     NAME = ""  # the registry name of the metric
+    TYPES: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def _set(self, fields: Mapping[str, Any], short_names: Mapping[str, str]) -> None:
+        types = self.TYPES
+        super()._set(
+            {key: types[key](value) if key in types else value for key, value in fields.items()},
+            short_names,
+        )
 
     def _fields(
         self, args: Mapping[str, Any], nrefs: int | str
@@ -449,6 +532,7 @@ class CHRFSignature(MetricSignature):
     ``nc``, ``nw``, ``space``)."""
 
     NAME = CHRF.NAME
+    TYPES: ClassVar[dict[str, Callable[[Any], Any]]] = {"nc": int, "nw": int}
 
 
 class TERSignature(MetricSignature):
@@ -456,6 +540,7 @@ class TERSignature(MetricSignature):
     ``norm``, ``punct``, ``asian``)."""
 
     NAME = TER.NAME
+    TYPES: ClassVar[dict[str, Callable[[Any], Any]]] = {"norm": _yes, "punct": _yes, "asian": _yes}
 
 
 # The signature class of each metric class (by registry name).

@@ -71,11 +71,48 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
   written to ``width`` decimals, as the score is;
 * ``score_rows(array, S) -> array``: scores of many summed rows at once
   (numpy, for resampling), with SacreBLEU's float32 arithmetic;
+* the batch functions (below): ``count_batch``, ``sum_batch``, ``score_batch``;
 * ``LOOP`` (optional): how a run reads and scores the metric's input, read
   by ``registry.loop_of`` alone: ``"stream"`` (the default: rows summed as
   segments come), ``"corpus"`` (tables of the whole input, scored at the
   end: NIST) or ``"set"`` (each input a set of sentences scored against
   each other: Self-BLEU).
+
+A *batch* is a list of segments, given as two sequences of the same
+length: ``hyps`` (segment ``i``'s hypothesis, a ``str``) and ``refs``
+(its references, a sequence of at least one ``str``).  The batch functions
+are factories, as ``prepare_refs`` and ``count`` are: called once with the
+settings (where a metric loads what it needs once, a table or a model),
+they return the function of a batch:
+
+* ``count_batch(S) -> CountBatch``, ``(hyps, refs) -> list[Row]``: each
+  segment's row, ``count(S)(hyps[i], prepare_refs(S)(refs[i]))``;
+* ``sum_batch(S) -> SumBatch``, ``(hyps, refs) -> Part``: the rows of a
+  batch of at least one segment, ready to add into totals
+  (``batch_part``): ``("sum", row)``, their sum, where rows are whole
+  numbers (any grouping sums them alike), else ``("rows", rows)``, to be
+  added one by one in input order (TER's rows of several references);
+* ``score_batch(S) -> ScoreBatch``, ``(rows, signature, one) -> list``:
+  each row's score object, equal to ``one(row, signature)`` (the pure
+  ``Spec.score_object``), which is also what a row the batch cannot
+  score goes to.
+
+A factory never returns None and the functions it makes take any
+batch, so a caller never tests which path it has.  Where a metric has C
+batches, each name is bound in its module, in one line, to the compiled
+twin (``c_<name>``) or the pure one (``py_<name>``), of the same
+signature, and ``KERNEL_TWINS`` maps the name to the pair
+(``tests/native/test_kernel_twins.py`` reads it); a metric without them
+(TER) binds its pure functions and lists none.  A metric whose count is a
+model's forward pass on the segment's source too (COMET) declares
+``NEEDS_SOURCE = True`` and counts a *window* instead: ``count_window(S)``,
+``(segments) -> rows per segment and system``, each segment ``(source,
+hyps per system, refs)``; it makes its model on the first window, and the
+run reads sources in lockstep (``run/model_batches.py``).  Its batch
+functions still exist (so no caller tests for them) and refuse a batch
+without sources.
+``segment_rows``, ``sum_of_rows`` and ``each_score`` are the batch
+functions of a metric that counts segment by segment.
 
 A result (``MetricResult``: each metric's ``<Name>Result``, such as
 ``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)
@@ -90,7 +127,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
 
@@ -274,6 +311,54 @@ def option_values(
     return values
 
 
+# A batch's functions (see the module docstring): each segment's row, the
+# rows ready to add, each row's score object.
+# (Spelled out for type checkers alone: annotations are not evaluated at
+# run time, and subscripting Callable costs every start-up.)
+if TYPE_CHECKING:
+    Lines = Sequence[str]
+    References = Sequence[Sequence[str]]
+    Part = tuple[str, Any]  # ("sum", row) or ("rows", [row, ...])
+    CountBatch = Callable[[Lines, References], list[Row]]
+    SumBatch = Callable[[Lines, References], Part]
+    ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]]
+else:
+    Lines = References = Part = CountBatch = SumBatch = ScoreBatch = Any
+
+
+def batch_part(rows: Sequence[Row]) -> Part:
+    """A batch's rows (at least one) ready to add into totals: their sum
+    where they are whole numbers, else the rows, to be added one by one.
+
+    A float of whole value (TER's average length of one reference) counts
+    as whole while the sums stay below 2**53: such floats add exactly, so
+    their sum is the same in any grouping, as ints' is."""
+    floats = [x for row in rows for x in row if isinstance(x, float)]
+    if not all(map(float.is_integer, floats)):
+        return ("rows", list(rows))
+    total = tuple(map(sum, zip(*rows)))
+    if floats and not all(abs(x) < MAX_COUNT for x in total):
+        return ("rows", list(rows))
+    return ("sum", total)
+
+
+def segment_rows(
+    prepare: Callable[[Sequence[str]], Any], count: Callable[[str, Any], Row]
+) -> CountBatch:
+    """A ``count_batch`` that counts segment by segment: ``count`` against ``prepare``."""
+    return lambda hyps, refs: [count(hyp, prepare(texts)) for hyp, texts in zip(hyps, refs)]
+
+
+def sum_of_rows(rows: CountBatch) -> SumBatch:
+    """A ``sum_batch`` that adds up the rows of ``rows`` (``batch_part``)."""
+    return lambda hyps, refs: batch_part(rows(hyps, refs))
+
+
+def each_score(rows: Sequence[Row], signature: str, one: Callable[[Row, str], Any]) -> list[Any]:
+    """A ``ScoreBatch`` that makes each score object by ``one``."""
+    return [one(row, signature) for row in rows]
+
+
 class MetricResult(Protocol):
     """What a metric's ``score`` and ``sentence_score`` return."""
 
@@ -306,3 +391,7 @@ class MetricModule(Protocol):
     json_fields: Callable[[Any, Any], dict[str, Any]]
     tsv_fields: Callable[[Any, Any], list[tuple[str, str]]]
     verbose: Callable[[Any, Any, int], str]
+    count_batch: Callable[[Any], CountBatch]
+    sum_batch: Callable[[Any], SumBatch]
+    score_batch: Callable[[Any], ScoreBatch]
+    KERNEL_TWINS: Mapping[str, tuple[Callable[..., Any] | None, Callable[..., Any]]]

@@ -14,7 +14,7 @@ from typing import Any
 
 from bleustream.errors import UsageError
 from bleustream.metrics import bleu, chrf, comet, nist, self_bleu, ter
-from bleustream.metrics.protocol import MetricModule, OptionSpec, Row
+from bleustream.metrics.protocol import MetricModule, OptionSpec, Row, ScoreBatch
 from bleustream.metrics.scores import Score, Signature
 
 METRICS: dict[str, MetricModule] = {
@@ -90,21 +90,16 @@ class Spec:
         return result
 
     @cached_property
-    def made_objects(self) -> Any:
-        """The metric's ``score_objects(settings)`` (score objects of a batch
-        of rows in one C call, BLEU's with the compiled kernels), or None."""
-        batch = getattr(self.metric, "score_objects", None)
-        return None if batch is None else batch(self.settings)
+    def made_objects(self) -> ScoreBatch:
+        """The metric's ``score_batch(settings)``: score objects of a batch
+        of rows (in one C call where the kernels score these settings)."""
+        return self.metric.score_batch(self.settings)
 
     def score_objects(self, rows: Iterable[Sequence[Any]], signature: str = "") -> list[Score]:
         """``score_object`` of each row, with one signature: a batch of
-        sentence scores (made in one C call where ``made_objects`` is)."""
-        made = self.made_objects
-        if made is not None:
-            rows = rows if isinstance(rows, Sequence) else list(rows)
-            return made(rows, signature, self.score_object)  # type: ignore[no-any-return]
-        score_object = self.score_object
-        return [score_object(row, signature) for row in rows]
+        sentence scores (``made_objects``)."""
+        rows = rows if isinstance(rows, Sequence) else list(rows)
+        return self.made_objects(rows, signature, self.score_object)  # type: ignore[arg-type]
 
     def __reduce__(self) -> tuple[Any, tuple[str, Any]]:
         # A module does not pickle; its registry name does, so a Spec

@@ -3,11 +3,12 @@
 ``BLEUScore``, ``CHRFScore`` and ``TERScore`` take SacreBLEU 2.6's
 constructor arguments and have its attributes, ``str()`` and ``format()``
 (``sacrebleu.metrics.base.Score`` and its subclasses), so code written for
-SacreBLEU reads them unchanged.  Two attributes are bleustream's own:
-``stats``, the summed statistics in SacreBLEU's per-segment layout (a
-tuple), and ``signature``, the signature text of the settings and number of
-references that made the score (empty when the number of references is
-unknown).
+SacreBLEU reads them unchanged: ``vars()`` of one is SacreBLEU's, key for
+key.  Two attributes are bleustream's own, held in slots beside the
+instance's ``__dict__`` so that ``vars()`` does not show them: ``stats``,
+the summed statistics in SacreBLEU's per-segment layout (a tuple), and
+``signature``, the signature text of the settings and number of references
+that made the score (empty when the number of references is unknown).
 
 ``Signature`` is SacreBLEU's signature object (``format(short=False)``,
 ``update``, ``info``; ``str()`` is the long form); its subclasses of
@@ -110,6 +111,9 @@ class Signature:
         self._abbr = {**COMMON_SHORT, **short_names}
         self.info: dict[str, Any] = dict.fromkeys(_COMMON_ORDER)
         self.info.update(fields)
+        nrefs = self.info.get("nrefs")
+        if isinstance(nrefs, str) and nrefs.isdigit():  # a number, as SacreBLEU's
+            self.info["nrefs"] = int(nrefs)
 
     def format(self, short: bool = False) -> str:
         """The signature text; ``short`` uses SacreBLEU's abbreviations."""
@@ -141,15 +145,18 @@ class Score:
     After a bootstrap (``corpus_score(..., n_bootstrap=N)``) ``_mean`` and
     ``_ci`` hold the mean of the resampled scores and half the width of
     their 95% interval; they are -1 otherwise.  ``_verbose`` is the detail
-    after the score in its text.  An object made by bleustream also has
-    ``stats`` and ``signature`` in its ``__dict__``, after SacreBLEU's
-    attributes; one made by calling the class has the empty defaults.
+    after the score in its text.  ``stats`` and ``signature`` are slots, not
+    in ``vars()``: an object made by bleustream has them set; one made by
+    calling the class has the empty defaults.
     """
 
-    stats: tuple[Any, ...] = ()
-    signature = ""
+    __slots__ = ("__dict__", "__weakref__", "signature", "stats")
+    stats: tuple[Any, ...]
+    signature: str
 
     def __init__(self, name: str, score: float) -> None:
+        self.stats = ()
+        self.signature = ""
         self.name = name
         self.score = score
         self._mean = -1.0

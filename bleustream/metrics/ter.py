@@ -23,12 +23,18 @@ from typing import Any, Callable
 
 from bleustream.metrics.protocol import (
     MAX_COUNT,
+    CountBatch,
     OptionSpec,
     Row,
+    ScoreBatch,
+    SumBatch,
     as_whole,
+    each_score,
     is_number,
     is_whole,
     option_values,
+    segment_rows,
+    sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
 from bleustream.metrics.ter_search import Reference, count_edits, prepare_reference
@@ -207,6 +213,30 @@ def count(settings: Settings) -> Callable[[str, tuple[Reference, ...]], Row]:
     return hyp_row
 
 
+# The batch functions (bleustream.metrics.protocol): pure only; the
+# costly part, each edit distance, is compiled in ter_search.
+
+
+def count_batch(settings: Settings) -> CountBatch:
+    """Each segment's row of a batch, counted segment by segment."""
+    return segment_rows(prepare_refs(settings), count(settings))
+
+
+def sum_batch(settings: Settings) -> SumBatch:
+    """``count_batch``'s rows ready to add: summed with one reference a
+    segment (the average length is a float of whole value), else to be
+    added one by one (``batch_part``)."""
+    return sum_of_rows(count_batch(settings))
+
+
+def score_batch(settings: Settings) -> ScoreBatch:
+    """Each row's score object, made one by one."""
+    return each_score
+
+
+KERNEL_TWINS: dict[str, tuple[Callable[..., Any] | None, Callable[..., Any]]] = {}
+
+
 def score(row: Sequence[Any], settings: Settings) -> TerResult:
     """Corpus TER of summed statistics (SacreBLEU's ``_compute_score_from_stats``)."""
     if len(row) != 2:
@@ -274,15 +304,3 @@ def score_rows(sums: Any, settings: Settings) -> Any:
     from bleustream.metrics.array_scores import ter_rows
 
     return ter_rows(sums, settings)
-
-
-# SacreBLEU's names in its ``metrics.ter``: ``TERScore`` (imported above),
-# ``TER`` (``from bleustream.metrics.ter import TER``) and ``TERSignature``,
-# loaded when first asked for, from the module of the classes, which imports
-# this one.
-def __getattr__(name: str) -> Any:
-    if name in ("TER", "TERSignature"):
-        from bleustream.metrics import metric_classes
-
-        return getattr(metric_classes, name)
-    raise AttributeError(f"module 'bleustream.metrics.ter' has no attribute {name!r}")

@@ -20,13 +20,15 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from itertools import chain, count
 from typing import Any, Callable, NamedTuple
 
 from bleustream.kernels import native
 from bleustream.metrics import bleu
 from bleustream.metrics.ngrams import segment_row
-from bleustream.metrics.token_ids import IdStream, id_stream
+from bleustream.metrics.token_ids import IdStream, id_stream, int_of
 
 Row = tuple[int, ...]
 Stream = tuple[Any, array, array]
@@ -62,11 +64,25 @@ def py_token_rows(
     ``pad`` dropped): ``ngrams.segment_row`` of their id lists."""
     if not refs:
         raise ValueError("token_rows: no reference stream")
-    streams = [_sentences(refs_k, start, stop, pad) for refs_k in refs]
+    streams = [_sentences(stream, start, stop, pad) for stream in (hyps, *refs)]
     return [
         segment_row(hyp, list(segment_refs), max_order)
-        for hyp, *segment_refs in zip(_sentences(hyps, start, stop, pad), *streams)
+        for hyp, *segment_refs in zip(*_numbered(streams))
     ]
+
+
+def _numbered(streams: list[list[list[int]]]) -> list[list[list[int]]]:
+    """The streams' ids numbered 0, 1, 2 ... in the order they first
+    appear (equal ids, equal numbers: the same rows).  Python's hash of an
+    int is the int (mod 2**61 - 1) and of a tuple a fixed function of its
+    items' hashes, so a caller can choose ids whose n-gram tuples all share
+    one hash, and each set or dict insertion of them walks past all the
+    others (a reference of 32,000 such ids took 22 s against itself,
+    random ones 0.1 s); tuples of small consecutive numbers leave nothing
+    to choose."""
+    ids = chain.from_iterable(chain.from_iterable(streams))
+    number = dict(zip(dict.fromkeys(ids), count())).__getitem__
+    return [[list(map(number, sentence)) for sentence in stream] for stream in streams]
 
 
 def c_token_rows(
@@ -86,15 +102,28 @@ def settings_of(
     """BLEU's settings for token ids: ``tokenize="none"``, SacreBLEU's keywords."""
     if bleu.SMOOTH_DEFAULTS.get(smooth_method) is None:
         smooth_value = None  # SacreBLEU ignores a value given to a method that takes none
-    if type(max_ngram_order) is not int or not 1 <= max_ngram_order <= bleu.MAX_ORDER:
-        raise ValueError(f"max_ngram_order must be an int from 1 to {bleu.MAX_ORDER}")
+    order = _whole(max_ngram_order, "max_ngram_order", bleu.MAX_ORDER)
     return bleu.Settings(
         tokenize="none",
         smooth_method=smooth_method,
         smooth_value=smooth_value,
         effective_order=bool(effective_order),
-        max_order=max_ngram_order,
+        max_order=order,
     )
+
+
+def _whole(value: Any, what: str, most: int | None = None) -> int:
+    """A count given as any integer (an int, a NumPy integer: anything with
+    ``__index__``), at least 1 and at most ``most``; a bool, a float or
+    another number is a ValueError."""
+    try:
+        number = int_of(value)
+    except TypeError:
+        number = 0
+    if not 1 <= number <= (number if most is None else most):
+        bounds = "of at least 1" if most is None else f"from 1 to {most}"
+        raise ValueError(f"{what} must be an int {bounds}, not {value!r}")
+    return number
 
 
 def _streams(
@@ -129,41 +158,72 @@ def _rows(
     if threads <= 1 or n < 2:
         return token_rows(hyps, refs, max_order, pad, 0, n)
     cuts = [n * k // threads for k in range(threads + 1)]
-    parts = _pool(threads).map(
-        lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]), range(threads)
-    )
+    with _pool(threads) as pool:
+        parts = list(
+            pool.map(
+                lambda k: token_rows(hyps, refs, max_order, pad, cuts[k], cuts[k + 1]),
+                range(threads),
+            )
+        )
     return [row for part in parts for row in part]
 
 
 # The pool of the last ``threads=N`` batch, kept for the next: a training
 # loop scores a batch every step, and starting threads costs about as much
-# as counting a small batch.  A forked child has none of its threads.
+# as counting a small batch.  Python threads may score batches at once with
+# different N: a batch with another N puts a new pool in the kept one's
+# place, and a pool is shut down once it is neither kept nor in use (its
+# users are counted), never under a batch that is mapping on it.  A forked
+# child has none of the threads.
 _POOL: dict[int, Any] = {}
+_USERS: dict[Any, int] = {}
 _POOL_LOCK = threading.Lock()
+
+
+def _forget_pools() -> None:
+    global _POOL_LOCK
+    _POOL.clear()
+    _USERS.clear()
+    _POOL_LOCK = threading.Lock()  # another thread may have held it at the fork
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_POOL.clear)
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
-def _pool(threads: int) -> Any:
-    """A pool of ``threads`` threads: the kept one, or a new one in its place."""
+@contextmanager
+def _pool(threads: int) -> Iterator[Any]:
+    """A pool of ``threads`` threads, the kept one or a new one in its
+    place, held for the ``with`` block."""
     with _POOL_LOCK:
         pool = _POOL.get(threads)
         if pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             for old in _POOL.values():
-                old.shutdown(wait=False)
+                if old not in _USERS:
+                    old.shutdown(wait=False)
             _POOL.clear()
             pool = _POOL[threads] = ThreadPoolExecutor(threads, thread_name_prefix="token_bleu")
-        return pool
+        _USERS[pool] = _USERS.get(pool, 0) + 1
+    try:
+        yield pool
+    finally:
+        with _POOL_LOCK:
+            _USERS[pool] -= 1
+            if not _USERS[pool]:
+                del _USERS[pool]
+                if _POOL.get(threads) is not pool:
+                    pool.shutdown(wait=False)
 
 
 def _check_pad(pad_id: Any) -> int | None:
     if pad_id is None:
         return None
-    if isinstance(pad_id, bool) or not hasattr(type(pad_id), "__index__"):
-        raise TypeError(f"pad_id must be an int, not {type(pad_id).__name__}")
-    pad = int(pad_id.__index__())
+    try:
+        pad = int_of(pad_id)
+    except TypeError:
+        raise TypeError(f"pad_id must be an int, not {type(pad_id).__name__}") from None
     if not -(2**63) <= pad < 2**63:
         raise ValueError("pad_id must be from -2**63 to 2**63 - 1")
     return pad
@@ -171,10 +231,7 @@ def _check_pad(pad_id: Any) -> int | None:
 
 def _scores(rows: list[Row], settings: bleu.Settings) -> list[float]:
     """Each row's sentence BLEU: in one C call where the kernels have it."""
-    values = None if bleu.score_values is None else bleu.score_values(settings)
-    if values is not None:
-        return values(rows)
-    return [bleu.score(row, settings).score for row in rows]
+    return bleu.score_values_batch(settings)(rows)
 
 
 def token_bleu(
@@ -208,8 +265,7 @@ def token_bleu(
     ``use_effective_order=False``).  ``threads=N`` counts on N threads.
     """
     settings = settings_of(smooth_method, smooth_value, effective_order, max_ngram_order)
-    if type(threads) is not int or threads < 1:
-        raise ValueError(f"threads must be an int of at least 1, not {threads!r}")
+    threads = _whole(threads, "threads")
     pad = _check_pad(pad_id)
     hyp_stream, streams = _streams(hyps, refs, lengths, ref_lengths)
     rows = _rows(hyp_stream, streams, settings.max_order, pad, threads)

@@ -17,10 +17,12 @@ compiled ``id_lists`` when the kernels are loaded (anything else in it, and
 every other sequence, takes the checked Python path).  Padding ids are dropped later, by the
 counting, on both paths alike.
 
-Every integer item size and signedness is accepted as it is; bool and
-float arrays, bool items, 3-D arrays and ids outside 64 signed bits
+Every integer item size, signedness and byte order is accepted (an array
+in the other byte order is read into a native copy); bool and float
+arrays, bool items, 3-D arrays and ids outside 64 signed bits
 (``[-2**63, 2**63 - 1]``, so uint64 values past ``2**63 - 1``) are a
-``TypeError`` or ``ValueError`` here, before either kernel runs.
+``TypeError`` or ``ValueError`` here, before either kernel runs.  Only the
+ids a sentence holds are checked: those past its length are never read.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ INT64_MAX = 2**63 - 1
 _NATIVE = {(1, True): "b", (2, True): "h", (4, True): "i", (8, True): "q"}
 _NATIVE.update({(size, False): code.upper() for (size, _), code in list(_NATIVE.items())})
 _NATIVE_ORDER = ("@", "=", "<" if sys.byteorder == "little" else ">")
+_ORDERS = "@=<>!"
 _SIGNED, _UNSIGNED = "bhilqn", "BHILQN"
 
 
@@ -60,28 +63,37 @@ def _ids_view(obj: Any, what: str) -> memoryview | None:
             return None
         view = memoryview(obj.__array__())
     fmt = view.format
-    order, code = (fmt[0], fmt[1:]) if fmt[:1] in "@=<>!" else ("@", fmt)
+    code = fmt[1:] if fmt[:1] in _ORDERS else fmt
     if code == "?":
         raise TypeError(f"{what}: token ids must be integers, not bool")
     if len(code) != 1 or code not in _SIGNED + _UNSIGNED:
         raise TypeError(f"{what}: token ids must be integers, not an array of format {fmt!r}")
-    if order not in _NATIVE_ORDER:
-        raise ValueError(f"{what}: token ids must be in native byte order, not format {fmt!r}")
     return view
 
 
-def _flat(view: memoryview, what: str) -> memoryview:
-    """The ids of ``view`` in C order, 1-D, in their native format."""
+def _flat(view: memoryview) -> memoryview:
+    """The ids of ``view`` in C order, 1-D, in their native format and byte
+    order (a copy, byte-swapped, of an array in the other order)."""
     native = _NATIVE[(view.itemsize, view.format[-1] in _SIGNED)]
     if not view.nbytes:
         return memoryview(array(native))
+    if view.format[:1] in _ORDERS and view.format[0] not in _NATIVE_ORDER:
+        swapped = array(native, view.tobytes())
+        swapped.byteswap()
+        return memoryview(swapped)
     if view.c_contiguous:
-        flat = view.cast("B").cast(native)
-    else:
-        flat = memoryview(view.tobytes()).cast(native)
-    if native == "Q" and flat and max(flat) > INT64_MAX:
-        raise ValueError(f"{what}: token ids must be at most 2**63 - 1")
-    return flat
+        return view.cast("B").cast(native)
+    return memoryview(view.tobytes()).cast(native)
+
+
+def _check_range(flat: memoryview, starts: Sequence[int], lens: Sequence[int], what: str) -> None:
+    """uint64 ids past ``2**63 - 1`` within the sentences refused (the
+    only format that holds any): those past a sentence's length are never read."""
+    if flat.format != "Q":
+        return
+    for i, (start, length) in enumerate(zip(starts, lens)):
+        if length and max(flat[start : start + length]) > INT64_MAX:
+            raise ValueError(f"{what}: sentence {i} has a token id past 2**63 - 1")
 
 
 def _ints(obj: Any, what: str) -> list[int]:
@@ -90,7 +102,7 @@ def _ints(obj: Any, what: str) -> list[int]:
     if view is not None:
         if view.ndim != 1:
             raise ValueError(f"{what}: a 1-D array, not {view.ndim}-D")
-        values: list[int] = _flat(view, what).tolist()
+        values: list[int] = _flat(view).tolist()
         return values
     if not isinstance(obj, Sequence):
         raise TypeError(f"{what}: a sequence of ints, not {type(obj).__name__}")
@@ -100,13 +112,15 @@ def _ints(obj: Any, what: str) -> list[int]:
         if bool in kinds:
             raise TypeError(f"{what}: token ids must be integers, not bool")
         try:
-            values = list(map(_index, values))
+            values = list(map(int_of, values))
         except TypeError as exc:
             raise TypeError(f"{what}: token ids must be integers ({exc})") from None
     return values
 
 
-def _index(value: Any) -> int:
+def int_of(value: Any) -> int:
+    """An int of anything with ``__index__`` (a NumPy integer, say), but no
+    bool or float: a TypeError naming its type."""
     if isinstance(value, (bool, float)) or not hasattr(type(value), "__index__"):
         raise TypeError(f"not {type(value).__name__}")
     return value.__index__()  # type: ignore[no-any-return]
@@ -137,9 +151,11 @@ def id_stream(batch: Any, lengths: Any = None, what: str = "hypotheses") -> IdSt
                 f"not a {view.ndim}-D array"
             )
         n, width = view.shape
-        flat = _flat(view, what)
+        flat = _flat(view)
         starts = array("q", [width * i for i in range(n)])
-        return IdStream(flat, starts, _lengths(lengths, n, [width] * n, what))
+        lens = _lengths(lengths, n, [width] * n, what)
+        _check_range(flat, starts, lens, what)
+        return IdStream(flat, starts, lens)
     if not isinstance(batch, Sequence):
         kind = type(batch).__name__
         raise TypeError(f"{what}: a 2-D integer array or a sequence of sentences, not {kind}")
@@ -151,15 +167,19 @@ def id_stream(batch: Any, lengths: Any = None, what: str = "hypotheses") -> IdSt
         starts = array("q", accumulate(row_lens, initial=0))
         starts.pop()
         return IdStream(data, starts, _lengths(lengths, len(batch), row_lens, what))
+    sentences = [_ints(sentence, f"{what}[{i}]") for i, sentence in enumerate(batch)]
+    lens = _lengths(lengths, len(batch), [len(ids) for ids in sentences], what)
     data = array("q")
     starts = array("q")
-    row_lens = []
-    for i, sentence in enumerate(batch):
-        ids = _ints(sentence, f"{what}[{i}]")
+    for i, (ids, length) in enumerate(zip(sentences, lens)):
+        starts.append(len(data))
         try:
-            data.extend(ids)
-        except OverflowError:
-            raise ValueError(f"{what}[{i}]: token ids must be from -2**63 to 2**63 - 1") from None
-        starts.append(len(data) - len(ids))
-        row_lens.append(len(ids))
-    return IdStream(data, starts, _lengths(lengths, len(batch), row_lens, what))
+            data.extend(array("q", ids))
+        except OverflowError:  # refused where the sentence reads it: past its length, dropped
+            try:
+                data.extend(array("q", ids[:length]))
+            except OverflowError:
+                raise ValueError(
+                    f"{what}[{i}]: token ids must be from -2**63 to 2**63 - 1"
+                ) from None
+    return IdStream(data, starts, lens)

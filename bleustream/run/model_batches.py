@@ -1,5 +1,5 @@
 """Segments scored a window at a time, for a metric whose count is a
-model's forward pass (``count_batch``: COMET).
+model's forward pass (``count_window``: COMET).
 
 The loop gathers the segments as they arrive into a bounded window (the
 metric's batch size times its ``WINDOW_BATCHES``), reads each segment's
@@ -31,7 +31,7 @@ def window_of(counter: SegmentCounter) -> int:
         int(getattr(spec.settings, "batch_size", 1))
         * int(getattr(spec.metric, "WINDOW_BATCHES", 1))
         for spec in counter.specs
-        if getattr(spec.metric, "count_batch", None) is not None
+        if getattr(spec.metric, "NEEDS_SOURCE", False)
     ]
     return max(sizes, default=1)
 

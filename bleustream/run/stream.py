@@ -36,7 +36,6 @@ from bleustream.errors import (
 from bleustream.inputs.items import (
     Item,
     check_stdin_fields,
-    count_item,
     input_name,
     items_of_segments,
     peek_stdin_systems,
@@ -47,7 +46,7 @@ from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.pairing import PairedSegments
 from bleustream.inputs.sacrebleu_lengths import applies, empty_refusal, lengths_refusal
-from bleustream.metrics.counting import SegmentCounter
+from bleustream.metrics.counting import SegmentCounter, looks_tokenized
 from bleustream.metrics.registry import Spec, metric_of
 from bleustream.output.partial import partial_input, partial_input_message
 from bleustream.output.progress import Progress, file_extent
@@ -251,8 +250,8 @@ class _Stream:
                 return self.counter.scored(items)
             return summed_blocks(self.counter, blocks, self.policy)  # an item is a block
         # Progress follows each segment of a stream as it arrives.
-        if scorer.counter.sums_lines and not (each or self.progress is not None or reading_stats):
-            return _summed_batches(scorer.counter, items, reading, self.tokenized)
+        if scorer.systems == 1 and not (each or self.progress is not None or reading_stats):
+            return _summed_batches(scorer.counter, items, reading)
         return zip(items, repeat(None))
 
     def take(self, item: Item, counted: Any) -> None:
@@ -262,6 +261,9 @@ class _Stream:
         if counted is not None and isinstance(counted, InputError):
             raise InputError(counted.message, input_name(self.options.reading), item.line)
         if isinstance(counted, Summed):
+            if self.tokenized is not None:  # counted with the batch, or block, of text
+                for index, count in enumerate(counted.tokenized):
+                    self.tokenized[index] += count
             self._know_nrefs(counted.nrefs)
             scorer.accumulate_parts(counted.parts, counted.segments)
             self._show_progress()
@@ -271,9 +273,14 @@ class _Stream:
         before = scorer.segments if every else 0
         if self.tokenized is not None:
             for index, hyp in enumerate(item.hyps):
-                if hyp.endswith(" ."):
-                    self.tokenized[index] += 1
-        rows = counted or item.rows or count_item(scorer.counter, item, self.options.reading)
+                self.tokenized[index] += looks_tokenized((hyp,))
+        rows = (
+            counted
+            or item.rows
+            or scorer.counter.count_at(
+                item.hyps, item.refs, input_name(self.options.reading), item.line
+            )
+        )
         scorer.accumulate(rows, item.segments)
         if self.store is not None:
             if not item.is_segment:
@@ -482,18 +489,12 @@ def _finals(
 
 
 def _summed_batches(
-    counter: SegmentCounter,
-    items: Iterator[Item],
-    reading: ReadOptions,
-    tokenized: list[int] | None,
+    counter: SegmentCounter, items: Iterator[Item], reading: ReadOptions
 ) -> Iterator[tuple[Item, Summed]]:
     """One process's items summed a batch at a time (``summed_batches``),
-    where only sums are needed and a metric sums lines in one call: pairs of
-    a batch's last item and its ``Summed``, as ``-j`` workers return them,
-    with the hypotheses that look tokenized counted."""
+    where only sums are needed: pairs of a batch's last item and its
+    ``Summed``, as ``-j`` workers return them."""
     for batch, summed in summed_batches(counter, items, reading):
-        if tokenized is not None:
-            tokenized[0] += sum(item.hyps[0].endswith(" .") for item in batch)
         yield batch[-1], summed
 
 

@@ -281,6 +281,43 @@ def test_verl_batch_compute_scores() -> None:
     _same(got, want)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"extra_infos": [None]}, "2 solutions, but 1 extra_infos"),  # once scored 0.0
+        ({"extra_infos": [None] * 3}, "2 solutions, but 3 extra_infos"),  # once an IndexError
+        ({"data_sources": ["d"]}, "2 solutions, but 1 data sources"),
+        ({"ground_truths": ["the cat"] * 3}, "2 solutions, but 3 ground truths"),
+    ],
+)
+def test_verl_batch_arguments_of_other_lengths_are_refused(
+    arguments: dict[str, Any], message: str
+) -> None:
+    """Every list verl passes holds one item a sample: one of another length
+    is a ValueError naming both lengths, never a sample scored 0.0 unseen."""
+    call = {
+        "data_sources": ["d", "d"],
+        "solution_strs": ["the cat", "the cat"],
+        "ground_truths": ["the cat"] * 2,
+        **arguments,
+    }
+    with pytest.raises(ValueError, match=message):
+        rewards.compute_scores(**call)
+    whole = {"extra_infos": [None, None], "data_sources": ["d", "d"]}
+    call.update({k: v for k, v in whole.items() if k in arguments})
+    call["ground_truths"] = ["the cat"] * 2
+    want = _want("bleu", "the cat", ["the cat"])
+    _same(rewards.compute_scores(**call), [want, want])
+
+
+def test_reward_batch_of_other_lengths_is_refused() -> None:
+    with pytest.raises(ValueError, match="2 hypotheses, but 1 lists of references"):
+        rewards.bleu.batch(["the cat", "a dog"], [["the cat"]])
+    with pytest.raises(ValueError, match="1 hypotheses, but 2 lists of references"):
+        rewards.chrf.batch(["the cat"], [["the cat"], ["a dog"]])
+    _same(rewards.ter.batch(["the cat"], [["the cat"]]), [_want("ter", "the cat", ["the cat"])])
+
+
 # -- the batches rewards run on: chrF, chrF++ and TER against SacreBLEU -------
 
 BATCH_SETTINGS = [
@@ -443,10 +480,9 @@ def test_c_chrf_batches_refuse_bad_arguments() -> None:
 
 def test_sentence_scores_chrf_uses_one_batch_call_with_the_kernels() -> None:
     scoring = bleustream.api._batch_scoring("chrf", {"word_order": 2})  # type: ignore[attr-defined]
-    if kernels.native is None:
-        assert scoring.lines is None and scoring.spec.made_objects is None
-    else:
-        assert scoring.lines is not None and scoring.spec.made_objects is not None
+    compiled = kernels.native is not None
+    assert (scoring.lines.__module__ == "bleustream.metrics.chrf_batches") is compiled
+    assert (scoring.spec.made_objects.__module__ == "bleustream.metrics.chrf_batches") is compiled
 
 
 # -- the example: TRL's GRPO trainer with rewards.bleu --------------------------

@@ -771,7 +771,7 @@ def test_a_paired_tests_baseline_given_again_is_passed_over(data: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# SacreBLEU's test-set functions from Python: bleustream.utils, .dataset
+# SacreBLEU's test-set functions from Python: bleustream.sacrebleu.utils, .dataset
 # --------------------------------------------------------------------------
 
 TEST_SET_SCRIPT = """
@@ -793,7 +793,7 @@ print(json.dumps({{
 def test_the_test_set_functions_are_sacrebleus_on_its_cache(cache: Path, tmp_path: Path) -> None:
     env = {**os.environ, "SACREBLEU": str(cache)}
     answers = []
-    for module in ("sacrebleu", "bleustream"):
+    for module in ("sacrebleu", "bleustream.sacrebleu"):
         done = subprocess.run(
             [sys.executable, "-c", TEST_SET_SCRIPT.format(module=module)],
             capture_output=True,
@@ -830,10 +830,10 @@ def test_without_the_extra_the_test_set_functions_name_it(tmp_path: Path) -> Non
 
 def test_the_top_level_gives_every_test_set_function_of_utils() -> None:
     import bleustream
-    import bleustream.utils
+    import bleustream.sacrebleu.utils
 
-    for name in bleustream.utils.__all__:
-        assert getattr(bleustream, name) is getattr(bleustream.utils, name), name
+    for name in bleustream.sacrebleu.utils.__all__:
+        assert getattr(bleustream, name) is getattr(bleustream.sacrebleu.utils, name), name
 
 
 # --------------------------------------------------------------------------

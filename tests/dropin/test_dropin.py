@@ -1,7 +1,7 @@
 """SacreBLEU's Python import paths on bleustream, and ``install_as_sacrebleu()``.
 
 Each crash a SacreBLEU user met (``sacrebleu.compat`` through ``import
-bleustream as sacrebleu``, ``from bleustream.metrics.bleu import BLEU``,
+bleustream as sacrebleu``, ``from bleustream.sacrebleu.metrics.bleu import BLEU``,
 ``METRICS``, the ``tokenizer_*`` modules, a bootstrap from the classes
 imported alone, ``trg_lang`` with another tokenizer, the version, the score
 objects' ``vars()``) is called here through the path a user writes, and
@@ -19,7 +19,6 @@ import logging
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 import bleustream
 from tests.dropin import sacrebleu_user
+from tests.dropin.child import run_child as _child
 from tests.helpers.adversarial import Adversary
 from tests.helpers.paths import ROOT
 
@@ -39,27 +39,12 @@ def _corpus(seed: int, n: int = 60, n_refs: int = 2) -> tuple[list[str], list[li
     return list(hyps), [list(stream) for stream in streams]
 
 
-def _child(code: str, *args: str, env: dict[str, str] | None = None) -> Any:
-    """Runs ``code`` in a fresh interpreter at the repository root; its
-    stdout's last line, read as JSON."""
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def _same_vars(ours: Any, theirs: Any) -> None:
-    """SacreBLEU's attributes, in its order and with its values, then bleustream's two."""
-    mine = vars(ours)
-    assert list(mine)[: len(vars(theirs))] == list(vars(theirs))
-    assert {key: mine[key] for key in vars(theirs)} == vars(theirs)
-    assert list(mine)[len(vars(theirs)) :] in ([], ["stats", "signature"])
+    """SacreBLEU's attributes alone, in its order and with its values
+    (bleustream's ``stats`` and ``signature`` are slots, outside ``vars()``)."""
+    assert list(vars(ours)) == list(vars(theirs))
+    assert vars(ours) == vars(theirs)
+    assert isinstance(ours.stats, tuple) and isinstance(ours.signature, str)
 
 
 # -- the crashes, through the paths a user writes ---------------------------------
@@ -82,10 +67,10 @@ def test_metric_modules_give_sacrebleus_names() -> None:
     from sacrebleu.metrics.bleu import MAX_NGRAM_ORDER as THEIR_MAX
 
     from bleustream.metrics import METRICS
-    from bleustream.metrics.bleu import BLEU as OurBLEU
-    from bleustream.metrics.bleu import MAX_NGRAM_ORDER, BLEUScore
-    from bleustream.metrics.chrf import CHRF as OurCHRF
-    from bleustream.metrics.ter import TER as OurTER
+    from bleustream.sacrebleu.metrics.bleu import BLEU as OurBLEU
+    from bleustream.sacrebleu.metrics.bleu import MAX_NGRAM_ORDER, BLEUScore
+    from bleustream.sacrebleu.metrics.chrf import CHRF as OurCHRF
+    from bleustream.sacrebleu.metrics.ter import TER as OurTER
 
     assert list(METRICS) == list(THEIRS) and MAX_NGRAM_ORDER == THEIR_MAX
     hyps, refs = _corpus(2)
@@ -106,8 +91,8 @@ def test_metric_modules_give_sacrebleus_names() -> None:
 def test_base_and_helpers_modules() -> None:
     import sacrebleu.metrics.helpers as theirs
 
-    from bleustream.metrics import base, helpers
     from bleustream.metrics.metric_classes import Metric
+    from bleustream.sacrebleu.metrics import base, helpers
 
     assert base.Metric is Metric and base.Score is bleustream.metrics.Score
     for line in ["a b a b c", " x  y\tx y ", "", "ab c ab"]:
@@ -141,9 +126,10 @@ TOKENIZERS = [
 
 @pytest.mark.parametrize(("module", "name", "args"), TOKENIZERS, ids=repr)
 def test_tokenizer_modules_tokenize_as_sacrebleus(module: str, name: str, args: tuple) -> None:
-    from bleustream.tokenizers import BaseTokenizer
+    from bleustream.sacrebleu.tokenizers import BaseTokenizer
 
-    ours = getattr(importlib.import_module(f"bleustream.tokenizers.{module}"), name)(*args)
+    home = importlib.import_module(f"bleustream.sacrebleu.tokenizers.{module}")
+    ours = getattr(home, name)(*args)
     theirs = getattr(importlib.import_module(f"sacrebleu.tokenizers.{module}"), name)(*args)
     assert isinstance(ours, BaseTokenizer)
     assert ours.signature() == theirs.signature()
@@ -155,7 +141,7 @@ def test_tokenizer_modules_tokenize_as_sacrebleus(module: str, name: str, args: 
 def test_spm_tokenizer_module_names() -> None:
     from sacrebleu.tokenizers import tokenizer_spm as theirs
 
-    from bleustream.tokenizers import tokenizer_spm as ours
+    from bleustream.sacrebleu.tokenizers import tokenizer_spm as ours
 
     public = {n for n in dir(theirs) if n[0].isupper() or n.endswith("Tokenizer")}
     assert {
@@ -175,7 +161,8 @@ hyps, refs = json.loads(sys.argv[1])
 out = []
 for metric in (BLEU(), CHRF(word_order=2), TER()):
     score = metric.corpus_score(hyps, refs, n_bootstrap=int(sys.argv[2]))
-    out.append([score.score, score._mean, score._ci, str(metric.get_signature()), str(score)])
+    out.append([score.score, float(score._mean), float(score._ci), type(score._ci).__name__,
+                str(metric.get_signature()), str(score)])
 print(json.dumps([out, "bleustream.api" in sys.modules]))
 """
 
@@ -192,9 +179,12 @@ def test_bootstrap_from_the_classes_imported_alone(seed: str | None, monkeypatch
         monkeypatch.setenv("SACREBLEU_SEED", seed)
     got, api_loaded = _child(BOOTSTRAP, json.dumps([hyps, refs]), "25", env=env)
     assert api_loaded is False
-    for (score, mean, ci, signature, text), metric in zip(got, (BLEU(), CHRF(word_order=2), TER())):
+    for (score, mean, ci, kind, signature, text), metric in zip(
+        got, (BLEU(), CHRF(word_order=2), TER())
+    ):
         theirs = metric.corpus_score(hyps, refs, n_bootstrap=25)
         assert (score, mean, ci) == (theirs.score, float(theirs._mean), float(theirs._ci))
+        assert kind == type(theirs._ci).__name__  # float32 for chrF and TER
         want = str(metric.get_signature())
         assert f"|bs:25|seed:{seed or 12345}|" in want  # the oracle's own text
         assert signature.rsplit("|version:", 1)[0] == want.rsplit("|version:", 1)[0]
@@ -291,10 +281,10 @@ def _unversioned(text: str) -> str:
 
 @pytest.mark.parametrize(("module", "cls", "sig", "settings"), SIGNATURE_CASES, ids=repr)
 def test_signature_classes_as_sacrebleus(module: str, cls: str, sig: str, settings: dict) -> None:
-    ours_mod = importlib.import_module(f"bleustream.metrics.{module}")
+    ours_mod = importlib.import_module(f"bleustream.sacrebleu.metrics.{module}")
     theirs_mod = importlib.import_module(f"sacrebleu.metrics.{module}")
     OurSig, TheirSig = getattr(ours_mod, sig), getattr(theirs_mod, sig)
-    from bleustream.metrics.base import Signature
+    from bleustream.sacrebleu.metrics.base import Signature
 
     assert issubclass(OurSig, Signature) and OurSig.__name__ == TheirSig.__name__
     hyps, refs = _corpus(11, 40, 2)
@@ -328,7 +318,7 @@ def test_signature_classes_as_sacrebleus(module: str, cls: str, sig: str, settin
 def test_base_signature_and_its_refusal() -> None:
     from sacrebleu.metrics.base import Signature as Theirs
 
-    from bleustream.metrics.base import Signature
+    from bleustream.sacrebleu.metrics.base import Signature
 
     args = {"num_refs": -1, "n_bootstrap": 100, "seed": 7, "test_set": "wmt17", "langpair": "en-de"}
     got, want = Signature(args), Theirs(args)
@@ -387,7 +377,7 @@ def test_every_name_a_sacrebleu_module_defines(name: str) -> None:
     """Classes, functions and constants: each there, constants equal (the
     mecab FAIL_MESSAGE names bleustream's extra for SacreBLEU's)."""
     theirs = importlib.import_module(f"sacrebleu.{name}")
-    ours = importlib.import_module(f"bleustream.{name}")
+    ours = importlib.import_module(f"bleustream.sacrebleu.{name}")
     for key, value in _defined_names(theirs).items():
         assert hasattr(ours, key), f"bleustream.{name} has no {key}"
         mine = getattr(ours, key)
@@ -403,11 +393,15 @@ def test_constants_and_base_classes_through_the_users_imports() -> None:
     from sacrebleu.tokenizers import tokenizer_ja_mecab as their_ja
     from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS as THEIR_MODELS
 
-    from bleustream.metrics.base import Metric, Score
-    from bleustream.metrics.bleu import MAX_NGRAM_ORDER
-    from bleustream.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab, tokenizer_spm
+    from bleustream.sacrebleu.metrics.base import Metric, Score
+    from bleustream.sacrebleu.metrics.bleu import MAX_NGRAM_ORDER
+    from bleustream.sacrebleu.tokenizers import (
+        tokenizer_ja_mecab,
+        tokenizer_ko_mecab,
+        tokenizer_spm,
+    )
+    from bleustream.sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
     from bleustream.tokenizers.spm import model_path
-    from bleustream.tokenizers.tokenizer_spm import SPM_MODELS
 
     assert MAX_NGRAM_ORDER == 4
     assert SPM_MODELS == THEIR_MODELS
@@ -428,7 +422,7 @@ def test_constants_and_base_classes_through_the_users_imports() -> None:
 
 
 def test_missing_mecab_raises_sacrebleus_fail_message(monkeypatch: Any) -> None:
-    from bleustream.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab
+    from bleustream.sacrebleu.tokenizers import tokenizer_ja_mecab, tokenizer_ko_mecab
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
@@ -491,8 +485,8 @@ def test_install_as_sacrebleu() -> None:
     assert got["testsets"] == len(sacrebleu.get_available_testsets()) > 0
     assert got["finders"] == 1  # installed twice, once
     modules = got["modules"]
-    assert modules["sacrebleu"] == "bleustream.sacrebleu_api"
-    assert modules["sacrebleu.metrics.bleu"] == "bleustream.metrics.bleu"
+    assert modules["sacrebleu"] == "bleustream.sacrebleu"
+    assert modules["sacrebleu.metrics.bleu"] == "bleustream.sacrebleu.metrics.bleu"
     real = [n for n, m in modules.items() if not m.startswith("bleustream")]
     assert real and all(n.startswith("sacrebleu.dataset.") for n in real), real
 
@@ -557,6 +551,7 @@ import json, sys
 import bleustream
 bleustream.install_as_sacrebleu()
 from tests.dropin import sacrebleu_user
+from tests.dropin.child import run_child as _child
 hyps, refs = json.loads(sys.argv[1])
 print(json.dumps([sacrebleu_user.run_all(hyps, refs), sacrebleu_user.scb.corpus_bleu.__module__]))
 """

@@ -58,7 +58,7 @@ def pytest_sessionfinish(session, exitstatus):
 # Test functions that are expected to fail, with the reason: they read test
 # sets that are not in the cache, which SacreBLEU's own downloader fetches
 # from the network (they fail offline with SacreBLEU too).  The registry's
-# tests (get_available_testsets...) run: bleustream.utils is SacreBLEU's
+# tests (get_available_testsets...) run: bleustream.sacrebleu.utils is SacreBLEU's
 # registry, through the testsets extra.
 EXCLUDED = {
     "test_api.py::test_api_get_source": "downloads a WMT19 or MTNT test set (3 cases)",
@@ -67,7 +67,7 @@ EXCLUDED = {
 EXCLUDED_CASES = 6  # the parametrized cases of EXCLUDED
 TOTAL_CASES = 98 + 30 + 11  # the five API files, significance, the TER tokenizer
 # What the real package may still have in sys.modules after the install:
-# its test sets' modules, which its registry (bleustream.utils) uses.
+# its test sets' modules, which its registry (bleustream.sacrebleu.utils) uses.
 REGISTRY = "sacrebleu.dataset."
 # Modules the test files import.
 IMPORTED = (
@@ -120,8 +120,8 @@ def test_sacrebleus_api_tests_pass_on_bleustream(tmp_path: Path) -> None:
         assert name in modules, sorted(modules)
     real = {n: m for n, m in modules.items() if not m.startswith("bleustream")}
     assert all(n.startswith(REGISTRY) for n in real), real
-    assert modules["sacrebleu"] == "bleustream.sacrebleu_api"
-    assert modules["sacrebleu.significance"] == "bleustream.significance"
+    assert modules["sacrebleu"] == "bleustream.sacrebleu"
+    assert modules["sacrebleu.significance"] == "bleustream.sacrebleu.significance"
 
     outcomes: dict[str, str] = {}
     for case in ET.parse(report).getroot().iter("testcase"):

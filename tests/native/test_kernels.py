@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import bleustream
 from bleustream import kernels
-from bleustream.metrics import bleu, chrf, ngrams
+from bleustream.metrics import bleu, bleu_batches, chrf, ngrams
 from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 from tests.conftest import RealSet, read_refs, read_segments
@@ -314,23 +314,20 @@ def test_chrf_rows_are_the_pure_rows_of_each_reference() -> None:
 
 
 def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
-    """(the pure sum of a batch's rows, the compiled ``sum_lines``), each
-    checked to sum the rows that it and ``count_lines`` give."""
-    pure_sum = bleu.py_sum_lines(the_settings)
-    pure_rows = bleu.py_count_lines(the_settings)
-    with _compiled(sys.modules[bleu.c_sum_lines.__module__]):
-        compiled_sum = bleu.c_sum_lines(the_settings)
-        compiled_rows = bleu.c_count_lines(the_settings)
-    if compiled_sum is None:
-        return pure_sum, None
-    assert compiled_rows is not None
+    """(the pure ``sum_batch``, the compiled one), each checked to sum the
+    rows that it and ``count_batch`` give, as rows of whole numbers."""
+    pure_sum = bleu.py_sum_batch(the_settings)
+    pure_rows = bleu.py_count_batch(the_settings)
+    with _compiled(bleu_batches), _compiled(bleu):
+        compiled_sum = bleu.c_sum_batch(the_settings)
+        compiled_rows = bleu.c_count_batch(the_settings)
 
     def pure(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Any:
         rows = pure_rows(hyps, refs)
         assert compiled_rows(hyps, refs) == rows
-        total = pure_sum(hyps, refs)
-        assert total == tuple(map(sum, zip(*rows))) or not rows
-        return total
+        kind, total = pure_sum(hyps, refs)
+        assert kind == "sum" and total == tuple(map(sum, zip(*rows)))
+        return kind, total
 
     return pure, compiled_sum
 
@@ -339,9 +336,6 @@ def _sums(the_settings: bleu.Settings) -> tuple[Any, Any]:
 @pytest.mark.parametrize("the_settings", BLEU_SETTINGS, ids=repr)
 def test_a_batch_sums_as_the_pure_rows(the_settings: bleu.Settings) -> None:
     pure, compiled = _sums(the_settings)
-    if the_settings.tokenize not in ("13a", "zh"):
-        assert compiled is None  # the kernels do not tokenize it: rows one by one
-        return
     rng = random.Random(5)
     for size in (1, 2, 7, 60):
         hyps = rng.sample(ADVERSARIAL, size)
@@ -349,9 +343,10 @@ def test_a_batch_sums_as_the_pure_rows(the_settings: bleu.Settings) -> None:
         # Trailing whitespace is stripped as prepare_refs and count strip it.
         hyps = [h + rng.choice(["", " ", "\t \u3000"]) for h in hyps]
         got = compiled(hyps, refs)
-        _rows(got)
+        _rows(got[1])
         assert got == pure(hyps, refs), size
-    assert compiled([], []) == (0,) * bleu.row_size(the_settings)
+    if the_settings.tokenize in ("13a", "zh"):  # summed in C: no batch is the zero row
+        assert compiled([], []) == ("sum", (0,) * bleu.row_size(the_settings))
 
 
 @needs_native
@@ -459,7 +454,7 @@ def test_bleu_rows_on_any_text(hyp: str, refs: list[str], max_order: int) -> Non
 @needs_native
 @EXAMPLES
 @given(
-    st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), max_size=5),
+    st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), min_size=1, max_size=5),
     st.integers(1, 6),
     st.booleans(),
 )
@@ -521,6 +516,49 @@ def test_chrf_rows_with_many_repeats(hyp: str, refs: list[str], chars: int, word
     assert _compare_counts(_chrf_counts(the_settings), [hyp], [refs]) == 1
 
 
+@needs_native
+@EXAMPLES
+@given(
+    st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), min_size=1, max_size=5),
+    st.integers(1, 7),
+    st.integers(0, 3),
+    st.booleans(),
+)
+@pytest.mark.slow
+def test_chrf_batch_sums_on_any_text(
+    segments: list[tuple[str, list[str]]], chars: int, words: int, lowercase: bool
+) -> None:
+    """chrF's C ``sum_batch`` (``chrf_sum``) against the pure one, and the
+    sum of the rows of its ``count_batch`` (``chrf_rows``)."""
+    from bleustream.metrics import chrf_batches
+
+    the_settings = chrf.Settings(char_order=chars, word_order=words, lowercase=lowercase)
+    with _compiled(chrf_batches), _compiled(chrf):
+        compiled_sum = chrf.c_sum_batch(the_settings)
+        compiled_rows = chrf.c_count_batch(the_settings)
+    hyps, refs = [h for h, _ in segments], [r for _, r in segments]
+    kind, total = compiled_sum(hyps, refs)
+    _rows(total)
+    assert (kind, total) == chrf.py_sum_batch(the_settings)(hyps, refs)
+    assert total == tuple(map(sum, zip(*compiled_rows(hyps, refs))))
+
+
+@needs_native
+def test_chrf_sum_refuses_what_chrf_rows_refuses() -> None:
+    assert N is not None
+    assert N.chrf_sum([], [], 6, 2, False, 2, False) == (0,) * 24
+    for exc, args in (
+        (TypeError, ([b"x"], [["x"]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [[]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [["x"], ["y"]], 6, 0, False, 2, False)),
+        (ValueError, (["x"], [["x"]], 0, 0, False, 2, False)),
+        (TypeError, (["x"], [["x"]], 6, 0, False, 2)),
+    ):
+        for kernel in (N.chrf_rows, N.chrf_sum):
+            with pytest.raises(exc):
+                kernel(*args)
+
+
 @given(
     st.binary(max_size=200).map(lambda b: b.replace(b"x", b"\n")),
     st.integers(0, 220),
@@ -570,19 +608,11 @@ def test_a_built_extension_is_used() -> None:
 
 def test_each_module_binds_its_twins_once() -> None:
     """Every public name is the C twin when the kernels are compiled, else the
-    pure one; the batches exist in C only (the pure path goes segment by
-    segment)."""
+    pure one (the metrics' twins: ``test_kernel_twins``)."""
     from bleustream.metrics import ter_search
 
     c = kernels.native
     pairs: list[tuple[Any, Any, Any]] = [
-        (bleu.prepare_refs, bleu.py_prepare_refs, bleu.c_prepare_refs),
-        (bleu.count, bleu.py_count, bleu.c_count),
-        (bleu.count_lines, None, bleu.c_count_lines),
-        (bleu.sum_lines, None, bleu.c_sum_lines),
-        (bleu.score_objects, None, bleu.c_score_objects),
-        (chrf.prepare_refs, chrf.py_prepare_refs, chrf.c_prepare_refs),
-        (chrf.count, chrf.py_count, chrf.c_count),
         (registry.tokenize_13a, registry.py_tokenize_13a, c and c.tokenize_13a),
         (registry.tokenize_zh, registry.py_tokenize_zh, c and c.tokenize_zh),
         (registry.TOKENIZERS["13a"], registry.py_tokenize_13a, c and c.tokenize_13a),

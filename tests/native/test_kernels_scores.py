@@ -43,6 +43,7 @@ from hypothesis import strategies as st
 import bleustream
 from bleustream import kernels
 from bleustream.metrics import bleu
+from bleustream.metrics.protocol import each_score
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.scores import BLEUScore
 from tests.conftest import (
@@ -141,7 +142,7 @@ class Counting:
 
 
 def _kernel_args(the_settings: bleu.Settings) -> tuple[Any, ...]:
-    """``bleu_scores``' settings arguments, as ``bleu.score_objects`` passes them."""
+    """``bleu_scores``' settings arguments, as ``bleu.c_score_batch`` passes them."""
     value = the_settings.effective_smooth_value
     return (
         the_settings.max_order,
@@ -202,8 +203,9 @@ def check_values(
     rows: Sequence[Any],
 ) -> None:
     """``bleu_values`` (the scores alone), one row at a time and as one batch,
-    directly and through ``bleu.score_values``' closure, against the pure
-    ``bleu.score(row, settings).score``: the same bits, or the same exception."""
+    directly and through ``bleu.score_values_batch`` (either path's), against
+    the pure ``bleu.score(row, settings).score``: the same bits, or the same
+    exception."""
     direct = _kernel_args(the_settings)[:4]
 
     def one(row: Any) -> float:
@@ -212,12 +214,10 @@ def check_values(
     def pure(row: Any) -> Outcome:
         return _outcome(lambda: one(row))
 
-    closure = None if kernels.pure_python_forced() else bleu.score_values
-    calls = [lambda batch: native.bleu_values(batch, *direct, one)]
-    if closure is not None:
-        made = closure(the_settings)
-        assert made is not None, the_settings
-        calls.append(made)
+    calls = [
+        lambda batch: native.bleu_values(batch, *direct, one),
+        bleu.score_values_batch(the_settings),
+    ]
     for call in calls:
         for row in rows:
             want = pure(row)
@@ -635,7 +635,8 @@ def test_a_class_that_intercepts_attributes_sees_every_one() -> None:
         (got,) = native.bleu_scores([row], *args, "sig", spec.score_object)
         assert type(got) is cls and got.ratio == want.ratio and str(got) == str(want)
         if cls is Logged:
-            assert seen == list(vars(want)), seen
+            # SacreBLEU's attributes, then bleustream's two slots
+            assert seen == [*vars(want), "stats", "signature"], seen
         else:
             assert seen == ["ratio"] and "ratio" not in vars(got)
 
@@ -807,9 +808,10 @@ def test_a_fallback_that_changes_the_rows_does_not_crash() -> None:
 
 
 def test_the_kernel_is_used_unless_the_pure_path_is_forced() -> None:
-    """``bleu.score_objects`` gives the C batch exactly where it can: never
+    """``bleu.score_batch`` gives the C batch exactly where it can: never
     on the pure path, with add-k, BLEU-1..N or a smoothing value of another
-    type; and a built extension that is not in use fails here."""
+    type (there it makes each object by the pure code, ``each_score``); and a
+    built extension that is not in use fails here."""
     eligible = [
         bleu.Settings(),
         bleu.Settings(smooth_method="floor", smooth_value=0),
@@ -827,14 +829,12 @@ def test_the_kernel_is_used_unless_the_pure_path_is_forced() -> None:
     in_use = not kernels.pure_python_forced() and bool(extension_files())
     if in_use:
         _kernel()
-    # the pure path has no batch: bleu.score_objects is None there
-    assert (bleu.score_objects is not None) is in_use
-    made = bleu.score_objects or (lambda the_settings: None)
+    assert (bleu.score_batch is bleu.c_score_batch) is in_use
     for the_settings in never:
-        assert made(the_settings) is None, the_settings
+        assert bleu.score_batch(the_settings) is each_score, the_settings
     for the_settings in eligible:
-        assert (made(the_settings) is not None) is in_use, the_settings
-        assert (Spec(bleu, the_settings).made_objects is not None) is in_use
+        assert (bleu.score_batch(the_settings) is not each_score) is in_use, the_settings
+        assert (Spec(bleu, the_settings).made_objects is not each_score) is in_use
 
 
 # -- the API against SacreBLEU ---------------------------------------------------

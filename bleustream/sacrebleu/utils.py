@@ -1,7 +1,7 @@
 """SacreBLEU's ``utils``: its test-set functions, ``smart_open`` and ``SACREBLEU_DIR``.
 
 The test-set functions call SacreBLEU's own (the extra
-``bleustream[testsets]``, see ``bleustream.dataset``): its registry,
+``bleustream[testsets]``, see ``bleustream.sacrebleu.dataset``): its registry,
 downloader and cache (``$SACREBLEU``, else ``~/.sacrebleu``), so a cache
 that SacreBLEU filled serves bleustream too, and the other way round.  The
 command line's ``-t``, ``--echo``, ``--list`` and ``--download`` use the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import gzip
 from typing import IO, Any
 
-from bleustream.dataset import registry
+from bleustream.sacrebleu.dataset import registry
 from bleustream.tokenizers.spm import sacrebleu_dir
 
 __all__ = [
@@ -78,4 +78,4 @@ def __getattr__(name: str) -> Any:
         theirs = registry()[1]
         if hasattr(theirs, name):
             return getattr(theirs, name)
-    raise AttributeError(f"module 'bleustream.utils' has no attribute {name!r}")
+    raise AttributeError(f"module 'bleustream.sacrebleu.utils' has no attribute {name!r}")

@@ -1,13 +1,19 @@
-"""The module ``sacrebleu`` is under ``bleustream.install_as_sacrebleu()``:
-SacreBLEU's top-level names, on bleustream.
+"""SacreBLEU's API on bleustream, laid out as SacreBLEU's own package.
 
-Its functions, classes and test-set names are bleustream's (``compat``,
-``metrics``, ``utils``...); its ``__version__`` is ``bleustream.version``'s,
-SacreBLEU's API version with bleustream's as a PEP 440 local part
-(``2.6.0+bleustream.0.2.0``), so version checks written for SacreBLEU pass.
-It is a module of its own, not ``bleustream``, whose ``__version__`` stays
-bleustream's.  Each name is loaded when first asked for.  Its submodules
-(``sacrebleu.metrics``...) are found by ``bleustream.dropin``.
+This subpackage is what ``import sacrebleu`` gives under
+``bleustream.install_as_sacrebleu()``: ``sacrebleu.X`` is
+``bleustream.sacrebleu.X``, for every X, by the name alone.  Its modules
+are SacreBLEU's (``compat``, ``metrics.bleu``, ``tokenizers.tokenizer_13a``,
+``significance``, ``utils``, ``dataset``, ``version``...), each a thin
+front with SacreBLEU's public names on bleustream's layers: the scoring is
+the metrics', the same the command line runs.  Nothing below the api
+imports it.
+
+Here are SacreBLEU's top-level names, each loaded when first asked for;
+``__version__`` is ``version``'s, SacreBLEU's API version with
+bleustream's as a PEP 440 local part (``2.6.0+bleustream.0.2.0``), so
+version checks written for SacreBLEU pass.  ``bleustream.__version__``
+stays bleustream's.
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from bleustream.version import __version__
+from bleustream.sacrebleu.version import __version__
 
 if TYPE_CHECKING:
-    from bleustream.compat import (
+    from bleustream.sacrebleu.compat import (
         corpus_bleu,
         corpus_chrf,
         corpus_ter,
@@ -27,10 +33,10 @@ if TYPE_CHECKING:
         sentence_chrf,
         sentence_ter,
     )
-    from bleustream.dataset import DATASETS
-    from bleustream.metrics import BLEU, CHRF, TER
-    from bleustream.metrics.helpers import extract_char_ngrams, extract_word_ngrams
-    from bleustream.utils import (
+    from bleustream.sacrebleu.dataset import DATASETS
+    from bleustream.sacrebleu.metrics import BLEU, CHRF, TER
+    from bleustream.sacrebleu.metrics.helpers import extract_char_ngrams, extract_word_ngrams
+    from bleustream.sacrebleu.utils import (
         SACREBLEU_DIR,
         download_test_set,
         get_available_testsets,
@@ -39,9 +45,6 @@ if TYPE_CHECKING:
         get_source_file,
         smart_open,
     )
-
-# A package: ``import sacrebleu.compat`` asks bleustream.dropin's finder.
-__path__: list[str] = []
 
 __description__ = "SacreBLEU's API on bleustream: streaming MT evaluation with SacreBLEU's numbers"
 
@@ -69,7 +72,7 @@ __all__ = [
     "smart_open",
 ]
 
-# Where each name comes from, as in SacreBLEU's __init__.
+# The submodule each top-level name comes from, as in SacreBLEU's __init__.
 _SOURCES = {
     **dict.fromkeys(
         (
@@ -81,10 +84,10 @@ _SOURCES = {
             "sentence_chrf",
             "sentence_ter",
         ),
-        "bleustream.compat",
+        "compat",
     ),
-    **dict.fromkeys(("BLEU", "CHRF", "TER"), "bleustream.metrics"),
-    **dict.fromkeys(("extract_char_ngrams", "extract_word_ngrams"), "bleustream.metrics.helpers"),
+    **dict.fromkeys(("BLEU", "CHRF", "TER"), "metrics"),
+    **dict.fromkeys(("extract_char_ngrams", "extract_word_ngrams"), "metrics.helpers"),
     **dict.fromkeys(
         (
             "SACREBLEU_DIR",
@@ -96,26 +99,19 @@ _SOURCES = {
             "get_source_file",
             "smart_open",
         ),
-        "bleustream.utils",
+        "utils",
     ),
-    "DATASETS": "bleustream.dataset",
+    "DATASETS": "dataset",
 }
 # The submodules SacreBLEU's __init__ loads, as attributes.
-_MODULES = {
-    "compat": "bleustream.compat",
-    "dataset": "bleustream.dataset",
-    "metrics": "bleustream.metrics",
-    "tokenizers": "bleustream.tokenizers",
-    "utils": "bleustream.utils",
-    "version": "bleustream.version",
-}
+_MODULES = ("compat", "dataset", "metrics", "tokenizers", "utils", "version")
 
 
 def __getattr__(name: str) -> Any:
     if name in _SOURCES:
-        value = getattr(importlib.import_module(_SOURCES[name]), name)
+        value = getattr(importlib.import_module(f"{__name__}.{_SOURCES[name]}"), name)
     elif name in _MODULES:
-        value = importlib.import_module(_MODULES[name])
+        value = importlib.import_module(f"{__name__}.{name}")
     else:
         raise AttributeError(f"module 'sacrebleu' (bleustream) has no attribute {name!r}")
     globals()[name] = value

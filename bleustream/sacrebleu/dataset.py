@@ -5,7 +5,7 @@ SacreBLEU's registry, from the optional extra ``bleustream[testsets]``
 (the ``sacrebleu`` package), imported when it is first read, as are its
 module's other public names.  Without the extra, reading one raises an
 ``ImportError`` that names the extra.  The functions on it are in
-``bleustream.utils``, as in SacreBLEU.
+``bleustream.sacrebleu.utils``, as in SacreBLEU.
 
 ``registry()`` imports SacreBLEU's modules once and keeps them:
 ``bleustream.install_as_sacrebleu()``, after which ``import sacrebleu``
@@ -46,4 +46,4 @@ def __getattr__(name: str) -> Any:
         theirs = registry()[0]
         if hasattr(theirs, name):
             return getattr(theirs, name)
-    raise AttributeError(f"module 'bleustream.dataset' has no attribute {name!r}")
+    raise AttributeError(f"module 'bleustream.sacrebleu.dataset' has no attribute {name!r}")

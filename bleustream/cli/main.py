@@ -47,8 +47,8 @@ from bleustream.errors import (
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
-from bleustream.metrics import self_bleu
 from bleustream.metrics.registry import all_options, loop_of, specs_from
+from bleustream.metrics.self_bleu_options import DEFAULT_CONVENTION as SELF_BLEU_DEFAULT
 from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
 from bleustream.tokenizers.registry import tokenizer_advice
 
@@ -230,7 +230,7 @@ def _self_bleu_options(values: dict[str, Any]) -> None:
             "Self-BLEU scores a set of sentences against each other: give them with "
             "-i FILE or on stdin, and no references"
         )
-    if (values["self_bleu"] or self_bleu.DEFAULT_CONVENTION) == "texygen":
+    if (values["self_bleu"] or SELF_BLEU_DEFAULT) == "texygen":
         for dest, flag in _NOT_TEXYGEN.items():
             if origins.get(dest) == COMPAT_DEFAULT:
                 # SacreBLEU's default for BLEU's -sl, not the user's: not Texygen's.

@@ -25,7 +25,7 @@ from bleustream.analysis.buckets import (
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.metrics.protocol import OptionSpec
-from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, METRICS
+from bleustream.metrics.registry import CORPUS_DECLARED, DECLARED, DEFAULT_METRICS, declarations
 from bleustream.output.records import FORMATS
 
 # Bounds that keep absurd values from failing deep inside (a width past
@@ -100,11 +100,11 @@ TABLE: tuple[Group, ...] = (
                 "metrics",
                 list(DEFAULT_METRICS),
                 kind="choice",
-                choices=(*METRICS, *CORPUS_METRICS),
+                choices=(*DECLARED, *CORPUS_DECLARED),
                 metavar="NAME",
                 multiple=True,
                 help="metrics to compute, printed in the order given: "
-                + ", ".join((*METRICS, *CORPUS_METRICS))
+                + ", ".join((*DECLARED, *CORPUS_DECLARED))
                 + " (default: "
                 + " ".join(DEFAULT_METRICS)
                 + "; nist on its own: it is scored at the end; self-bleu on its own, with no "
@@ -615,8 +615,8 @@ def groups() -> Iterator[Group]:
     """The groups of ``--help`` in order, the metrics' own in their place."""
     for group in TABLE:
         if group.title == "metrics":
-            for metric in (*METRICS.values(), *CORPUS_METRICS.values()):
-                yield Group(f"{metric.TITLE} settings", tuple(metric.OPTIONS))
+            for declared in declarations():
+                yield Group(f"{declared.TITLE} settings", tuple(declared.OPTIONS))
         else:
             yield group
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
-from bleustream.cli import testsets
 from bleustream.cli.abbrev import expand_abbreviations
 from bleustream.cli.config import (
     FROM_COMMAND_LINE,
@@ -32,6 +31,7 @@ from bleustream.cli.options import (
     config_options,
     option_dests,
     seed_setting,
+    test_set_wanted,
 )
 from bleustream.cli.parser import build_parser, to_stderr
 from bleustream.cli.signals import install_handlers, say_interrupted
@@ -517,7 +517,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bleustream.cli import detail
 
             values["detail"] = detail.check(values)
-        if testsets.wanted(values):
+        if test_set_wanted(values):
+            from bleustream.cli import testsets
+
             testsets.say_what_sacrebleu_says(values["quiet"])
             testsets.check(values)
             text = testsets.action(values)

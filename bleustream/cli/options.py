@@ -611,6 +611,17 @@ TABLE: tuple[Group, ...] = (
 )
 
 
+def test_set_wanted(values: dict[str, Any]) -> bool:
+    """Whether a test-set option is given (the run then loads ``cli.testsets``)."""
+    return bool(
+        values.get("test_set")
+        or values.get("echo")
+        or values.get("list")
+        or values.get("citation")
+        or values.get("download")
+    )
+
+
 def groups() -> Iterator[Group]:
     """The groups of ``--help`` in order, the metrics' own in their place."""
     for group in TABLE:

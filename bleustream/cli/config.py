@@ -25,12 +25,11 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import OptionSpec
+from bleustream.metrics.protocol import Frozen, OptionSpec
 
 CONFIG_NAME = "bleustream.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -75,17 +74,30 @@ def toml_parser() -> ModuleType:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Frozen):
     """One config key: a setting's TOML name and what its value may be."""
 
+    _FIELDS = ("name", "dest", "option", "kind", "choices", "convert", "multiple")
+    __slots__ = _FIELDS
     name: str  # the TOML key: the long option without its dashes
     dest: str  # the argparse dest, as in the table of defaults
     option: str  # the long option, e.g. --smooth-method
     kind: str  # bool, int, float or str
-    choices: tuple[Any, ...] | None = None
-    convert: Callable[[str], Any] | None = None  # the option's argparse type
-    multiple: bool = False  # the option takes a list of values
+    choices: tuple[Any, ...] | None
+    convert: Callable[[str], Any] | None  # the option's argparse type
+    multiple: bool  # the option takes a list of values
+
+    def __init__(
+        self,
+        name: str,
+        dest: str,
+        option: str,
+        kind: str,
+        choices: tuple[Any, ...] | None = None,
+        convert: Callable[[str], Any] | None = None,
+        multiple: bool = False,
+    ) -> None:
+        self._assign(locals())
 
     def allowed(self, element: bool = False) -> str:
         """What the key (or, with ``element``, one item of its array) allows, for messages."""
@@ -200,13 +212,20 @@ def unknown_key_message(name: str, schema: Mapping[str, Key], where: str = "") -
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Frozen):
     """The settings read from one config file, checked, by dest."""
 
+    _FIELDS = ("path", "table", "values")
+    __slots__ = _FIELDS
     path: str  # the file as given, or its name in the working directory
-    table: str | None = None  # "tool.bleustream" in a pyproject.toml
-    values: dict[str, Any] = field(default_factory=dict)
+    table: str | None  # "tool.bleustream" in a pyproject.toml
+    values: dict[str, Any]
+
+    def __init__(
+        self, path: str, table: str | None = None, values: dict[str, Any] | None = None
+    ) -> None:
+        values = {} if values is None else values
+        self._assign(locals())
 
     @property
     def origin(self) -> str:

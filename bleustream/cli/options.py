@@ -12,7 +12,6 @@ manual's OPTIONS section against it both ways.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from bleustream.analysis.buckets import (
@@ -24,7 +23,7 @@ from bleustream.analysis.buckets import (
 )
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
-from bleustream.metrics.protocol import OptionSpec
+from bleustream.metrics.protocol import Frozen, OptionSpec
 from bleustream.metrics.registry import CORPUS_DECLARED, DECLARED, DEFAULT_METRICS, declarations
 from bleustream.output.records import FORMATS
 
@@ -67,15 +66,26 @@ def seed_setting(text: str) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(Frozen):
     """A group of options in ``--help`` (``metrics`` marks where the
-    metrics' own groups go)."""
+    metrics' own groups go); ``exclusive``: the dests of which at most one
+    may be given."""
 
+    _FIELDS = ("title", "options", "description", "exclusive")
+    __slots__ = _FIELDS
     title: str | None
     options: tuple[OptionSpec, ...]
-    description: str | None = None
-    exclusive: tuple[str, ...] = ()  # dests of which at most one may be given
+    description: str | None
+    exclusive: tuple[str, ...]
+
+    def __init__(
+        self,
+        title: str | None,
+        options: tuple[OptionSpec, ...],
+        description: str | None = None,
+        exclusive: tuple[str, ...] = (),
+    ) -> None:
+        self._assign(locals())
 
 
 _SAMPLES = {"kind": "int", "minimum": 1, "maximum": MAX_SAMPLES, "metavar": "N"}

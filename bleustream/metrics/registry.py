@@ -15,7 +15,6 @@ modules and one entry here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from importlib import import_module
 from types import ModuleType
@@ -29,7 +28,7 @@ from bleustream.metrics import (
     self_bleu_options,
     ter_options,
 )
-from bleustream.metrics.protocol import MetricModule, OptionSpec, Row, ScoreBatch
+from bleustream.metrics.protocol import Frozen, MetricModule, OptionSpec, Row, ScoreBatch
 from bleustream.metrics.scores import Score, Signature
 
 DECLARED: dict[str, ModuleType] = {m.NAME: m for m in (bleu_options, chrf_options, ter_options)}
@@ -68,12 +67,16 @@ CORPUS_METRICS: Mapping[str, Any] = Metrics(CORPUS_DECLARED)
 DEFAULT_METRICS = ("bleu",)
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(Frozen):
     """One metric with the settings it runs with."""
 
+    _FIELDS = ("metric", "settings")
+    __slots__ = (*_FIELDS, "__dict__")  # (and the cached properties)
     metric: MetricModule
     settings: Any
+
+    def __init__(self, metric: MetricModule, settings: Any) -> None:
+        self._assign(locals())
 
     @property
     def name(self) -> str:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from bleustream.output.records import FORMATTERS, Context, Record, format_signature, notes_of
 
 if TYPE_CHECKING:
-    from bleustream.significance.result import Result
     from bleustream.significance.resampling import Resampling
+    from bleustream.significance.result import Result
 
 __all__ = ["final_text", "system_names", "systems_order", "table_names"]
 

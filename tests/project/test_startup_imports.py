@@ -103,6 +103,7 @@ PURE = {
     | {
         "bleustream.metrics.chrf",
         "bleustream.metrics.chrf_batches",
+        "bleustream.metrics.chrf_fscore",
         "bleustream.metrics.ter",
         "bleustream.metrics.ter_search",
         "bleustream.tokenizers.ter_normalize",

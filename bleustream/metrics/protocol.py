@@ -227,6 +227,15 @@ class Frozen:
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields())
 
+    def _replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` (``dataclasses.replace``'s, as a
+        ``NamedTuple``'s ``_replace`` is spelled)."""
+        unknown = set(changes) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"{self.__class__.__qualname__} has no field {sorted(unknown)[0]!r}")
+        values = {name: getattr(self, name) for name in self._fields()}
+        return self.__class__(**{**values, **changes})
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {name!r}")
 

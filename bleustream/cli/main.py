@@ -47,7 +47,8 @@ from bleustream.errors import (
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
-from bleustream.metrics.registry import all_options, loop_of, specs_from
+from bleustream.metrics import self_bleu_options
+from bleustream.metrics.registry import CORPUS_DECLARED, all_options, loop_of, specs_from
 from bleustream.metrics.self_bleu_options import DEFAULT_CONVENTION as SELF_BLEU_DEFAULT
 from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
 from bleustream.tokenizers.registry import tokenizer_advice
@@ -208,16 +209,24 @@ _NOT_TEXYGEN = {
 COMPAT_DEFAULT = "--compat sacrebleu"
 
 
+def _scores_sets(metrics: Sequence[str]) -> bool:
+    """Whether the run scores one metric whose declared loop is of sets of
+    sentences, each scored against itself (``LOOP = "set"``: Self-BLEU)."""
+    if len(metrics) != 1 or metrics[0] not in CORPUS_DECLARED:
+        return False
+    return getattr(CORPUS_DECLARED[metrics[0]], "LOOP", "stream") == "set"
+
+
 def _self_bleu_options(values: dict[str, Any]) -> None:
     """``--self-bleu CONV`` (or ``-m self-bleu``): Self-BLEU alone, of one set
     of sentences each, with its convention's defaults."""
     origins = values["origins"]
     given = values["self_bleu"] is not None
-    if given and origins.get("metrics") != FROM_DEFAULT and values["metrics"] != ["self-bleu"]:
+    if given and origins.get("metrics") != FROM_DEFAULT and not _scores_sets(values["metrics"]):
         raise UsageError("--self-bleu scores Self-BLEU alone: not with -m")
     if given:
-        values["metrics"] = ["self-bleu"]
-    if values["metrics"] != ["self-bleu"]:
+        values["metrics"] = [self_bleu_options.NAME]
+    if not _scores_sets(values["metrics"]):
         for dest, flag in (
             ("self_bleu_sample", "--sample"),
             ("self_bleu_column", "--self-bleu-column"),

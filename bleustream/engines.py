@@ -29,7 +29,6 @@ stderr for each failure, the engine's own failures included.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import heapq
 import os
@@ -38,7 +37,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from bleustream.cli.config import FROM_COMMAND_LINE
 from bleustream.cli.main import check_options, load_config, resolve, show_config
@@ -83,6 +82,9 @@ from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
 from bleustream.run.state import empty_message
+
+if TYPE_CHECKING:  # the parser is the command's own (cli/parser.py)
+    import argparse
 
 __all__ = [
     "EngineFailure",

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 ENV_VAR = "BLEUSTREAM_PUREPYTHON"
@@ -59,12 +58,15 @@ def _load() -> ModuleType | None:
     return compiled
 
 
-def source_tree() -> Path | None:
+def source_tree() -> str | None:
     """The checkout the package is imported from (``setup.py`` beside the
-    package and the kernels' C sources in it), or None for an installed copy."""
-    package = Path(__file__).resolve().parent
-    if (package.parent / "setup.py").is_file() and (package / "_native" / "module.c").is_file():
-        return package.parent
+    package and the kernels' C sources in it), or None for an installed copy.
+    (``os.path``, not ``pathlib``: this module is on every run's start-up.)"""
+    package = os.path.dirname(os.path.realpath(__file__))
+    parent = os.path.dirname(package)
+    setup, module_c = os.path.join(parent, "setup.py"), os.path.join(package, "_native", "module.c")
+    if os.path.isfile(setup) and os.path.isfile(module_c):
+        return parent
     return None
 
 

@@ -38,7 +38,6 @@ import operator
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
 
 from bleustream import engines
@@ -58,8 +57,7 @@ def build_dask_parser() -> argparse.ArgumentParser:
         ),
         "worker processes of the local cluster, one thread each (default: the cores)",
     )
-    partitions = replace(
-        parts,
+    partitions = parts._replace(
         flags=("--partitions",),
         dest="partitions",
         help=f"parts of the lines to score as tasks (default: {PARTITIONS_PER_THREAD} per "
@@ -68,7 +66,7 @@ def build_dask_parser() -> argparse.ArgumentParser:
     return engines.engine_parser(
         PROG,
         "Dask",
-        (replace(scheduler, metavar="ADDRESS"), partitions, workers),
+        (scheduler._replace(metavar="ADDRESS"), partitions, workers),
         "Score on a Dask cluster and print the records that bleustream prints for the\n"
         "same files and options. Each worker reads its own range of the files' lines,\n"
         "so the files must be readable at the same path on every worker.",

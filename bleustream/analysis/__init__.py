@@ -9,15 +9,37 @@ command line feeds an ``Analyzer`` the segments it reads instead.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bleustream.analysis.buckets import Edges, parse_edges
-from bleustream.analysis.collect import Analyzer
-from bleustream.analysis.document import build
-from bleustream.analysis.settings import AnalysisSettings
+if TYPE_CHECKING:
+    from bleustream.analysis.buckets import Edges, parse_edges
+    from bleustream.analysis.collect import Analyzer
+    from bleustream.analysis.document import build
+    from bleustream.analysis.settings import AnalysisSettings
 
 __all__ = ["AnalysisSettings", "Analyzer", "Edges", "analyze", "build", "parse_edges"]
+
+# The package's names, each loaded when first used (PEP 562), so that the
+# command line reads the buckets' default edges (``buckets``) for its
+# options without loading the analyses.
+_LAZY = {
+    "AnalysisSettings": "bleustream.analysis.settings",
+    "Analyzer": "bleustream.analysis.collect",
+    "Edges": "bleustream.analysis.buckets",
+    "build": "bleustream.analysis.document",
+    "parse_edges": "bleustream.analysis.buckets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'bleustream.analysis' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 DEFAULT_METRICS = ("bleu", "chrf", "ter")
 
@@ -41,6 +63,8 @@ def analyze(
     (``samples``, ``seed``, ``examples``, ``ngram_orders``, ``length_edges``
     as a sequence of numbers...).
     """
+    from bleustream.analysis.collect import Analyzer
+    from bleustream.analysis.document import build
     from bleustream.metrics.metric_classes import as_spec
 
     specs = [as_spec(metric) for metric in metrics]
@@ -63,6 +87,11 @@ def analyze(
 
 
 def _settings(given: Mapping[str, Any], frequencies: Mapping[str, int] | None) -> AnalysisSettings:
+    from dataclasses import replace
+
+    from bleustream.analysis.buckets import Edges
+    from bleustream.analysis.settings import AnalysisSettings
+
     chosen = AnalysisSettings()
     values = dict(given)
     for name in ("length_edges", "length_diff_edges", "sentence_bleu_edges", "frequency_edges"):

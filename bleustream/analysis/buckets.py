@@ -9,7 +9,6 @@ than there are edges.  The defaults are compare-mt 0.2.10's.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 # compare-mt 0.2.10's default cutoffs, by analysis.
@@ -79,7 +78,3 @@ class Edges:
 
 def _number(value: float) -> str:
     return str(value)
-
-
-def edges_of(values: Sequence[float], whole: bool = True) -> Edges:
-    return Edges(tuple(values), whole)

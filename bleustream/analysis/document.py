@@ -10,7 +10,7 @@ summed statistics scored once, SacreBLEU's corpus score of its segments.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from bleustream._version import __version__
@@ -265,12 +265,3 @@ def _ngram_differences(an: Analyzer) -> dict[str, Any]:
         )
     low, high = settings.ngram_orders
     return {"orders": [low, high], "alpha": settings.alpha, "compared": compared}
-
-
-def scores_table(doc: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """(system, metric, numbers) of the document's overall scores, in order."""
-    return [
-        (entry["system"], label, numbers)
-        for entry in doc["scores"]
-        for label, numbers in entry["metrics"].items()
-    ]

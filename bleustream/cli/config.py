@@ -21,17 +21,15 @@ it is used.
 
 from __future__ import annotations
 
-import difflib
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import OptionSpec
+from bleustream.metrics.protocol import Frozen, OptionSpec
 
 CONFIG_NAME = "bleustream.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -76,17 +74,30 @@ def toml_parser() -> ModuleType:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Frozen):
     """One config key: a setting's TOML name and what its value may be."""
 
+    _FIELDS = ("name", "dest", "option", "kind", "choices", "convert", "multiple")
+    __slots__ = _FIELDS
     name: str  # the TOML key: the long option without its dashes
     dest: str  # the argparse dest, as in the table of defaults
     option: str  # the long option, e.g. --smooth-method
     kind: str  # bool, int, float or str
-    choices: tuple[Any, ...] | None = None
-    convert: Callable[[str], Any] | None = None  # the option's argparse type
-    multiple: bool = False  # the option takes a list of values
+    choices: tuple[Any, ...] | None
+    convert: Callable[[str], Any] | None  # the option's argparse type
+    multiple: bool  # the option takes a list of values
+
+    def __init__(
+        self,
+        name: str,
+        dest: str,
+        option: str,
+        kind: str,
+        choices: tuple[Any, ...] | None = None,
+        convert: Callable[[str], Any] | None = None,
+        multiple: bool = False,
+    ) -> None:
+        self._assign(locals())
 
     def allowed(self, element: bool = False) -> str:
         """What the key (or, with ``element``, one item of its array) allows, for messages."""
@@ -187,6 +198,8 @@ def check_value(key: Key, value: Any, label: str | None = None) -> Any:
 
 
 def unknown_key_message(name: str, schema: Mapping[str, Key], where: str = "") -> str:
+    import difflib  # (only for a mistaken key)
+
     message = f"unknown key {name!r}{where}"
     close = difflib.get_close_matches(name.replace("_", "-"), list(schema), n=1)
     if close:
@@ -199,13 +212,20 @@ def unknown_key_message(name: str, schema: Mapping[str, Key], where: str = "") -
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Frozen):
     """The settings read from one config file, checked, by dest."""
 
+    _FIELDS = ("path", "table", "values")
+    __slots__ = _FIELDS
     path: str  # the file as given, or its name in the working directory
-    table: str | None = None  # "tool.bleustream" in a pyproject.toml
-    values: dict[str, Any] = field(default_factory=dict)
+    table: str | None  # "tool.bleustream" in a pyproject.toml
+    values: dict[str, Any]
+
+    def __init__(
+        self, path: str, table: str | None = None, values: dict[str, Any] | None = None
+    ) -> None:
+        values = {} if values is None else values
+        self._assign(locals())
 
     @property
     def origin(self) -> str:
@@ -215,10 +235,11 @@ class Config:
 _LINE_RE = re.compile(r"\bat line (\d+)")
 
 
-def parse_toml(path: Path, display: str) -> dict[str, Any]:
+def parse_toml(path: str | os.PathLike[str], display: str) -> dict[str, Any]:
     """A TOML file as a dict; any problem is a UsageError naming ``display``."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as file:
+            data = file.read()
     except OSError as exc:
         raise UsageError(
             f"cannot read config file: {exc.strerror or exc}", source=display
@@ -262,7 +283,10 @@ def read_settings(
 
 
 def load_config(
-    path: Path, display: str, schema: Mapping[str, Key], pyproject: bool | None = None
+    path: str | os.PathLike[str],
+    display: str,
+    schema: Mapping[str, Key],
+    pyproject: bool | None = None,
 ) -> Config | None:
     """The settings of one file.
 
@@ -272,7 +296,7 @@ def load_config(
     """
     document = parse_toml(path, display)
     if pyproject is None:
-        pyproject = path.name == PYPROJECT_NAME
+        pyproject = os.path.basename(path) == PYPROJECT_NAME
     if not pyproject:
         return read_settings(document, schema, display, None)
     table: Any = document
@@ -287,7 +311,7 @@ def load_config(
 
 
 def find_config(
-    explicit: str | None, no_config: bool, cwd: str | Path, schema: Mapping[str, Key]
+    explicit: str | None, no_config: bool, cwd: str | os.PathLike[str], schema: Mapping[str, Key]
 ) -> Config | None:
     """The config in force.
 
@@ -296,16 +320,16 @@ def find_config(
     ``[tool.bleustream]`` table in ``cwd``'s ``pyproject.toml``; the first
     file found is the only one read.
     """
-    cwd = Path(cwd)
+    # (os.path, not pathlib: a run without a config file looks up two names)
     if explicit is not None:
-        return load_config(cwd / explicit, explicit, schema)
+        return load_config(os.path.join(cwd, explicit), explicit, schema)
     if no_config:
         return None
-    candidate = cwd / CONFIG_NAME
-    if candidate.exists():
+    candidate = os.path.join(cwd, CONFIG_NAME)
+    if os.path.exists(candidate):
         return load_config(candidate, CONFIG_NAME, schema, pyproject=False)
-    candidate = cwd / PYPROJECT_NAME
-    if candidate.exists():
+    candidate = os.path.join(cwd, PYPROJECT_NAME)
+    if os.path.exists(candidate):
         return load_config(candidate, PYPROJECT_NAME, schema, pyproject=True)
     return None
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bleustream._version import __version__
-from bleustream.cli import testsets
 from bleustream.cli.abbrev import expand_abbreviations
 from bleustream.cli.config import (
     FROM_COMMAND_LINE,
@@ -32,6 +31,7 @@ from bleustream.cli.options import (
     config_options,
     option_dests,
     seed_setting,
+    test_set_wanted,
 )
 from bleustream.cli.parser import build_parser, to_stderr
 from bleustream.cli.signals import install_handlers, say_interrupted
@@ -47,8 +47,9 @@ from bleustream.errors import (
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.kernels import KERNELS
-from bleustream.metrics import self_bleu
-from bleustream.metrics.registry import all_options, loop_of, specs_from
+from bleustream.metrics import self_bleu_options
+from bleustream.metrics.registry import CORPUS_DECLARED, all_options, loop_of, specs_from
+from bleustream.metrics.self_bleu_options import DEFAULT_CONVENTION as SELF_BLEU_DEFAULT
 from bleustream.run import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, Output, RunOptions, run
 from bleustream.tokenizers.registry import tokenizer_advice
 
@@ -209,16 +210,24 @@ _NOT_TEXYGEN = {
 COMPAT_DEFAULT = "--compat sacrebleu"
 
 
+def _scores_sets(metrics: Sequence[str]) -> bool:
+    """Whether the run scores one metric whose declared loop is of sets of
+    sentences, each scored against itself (``LOOP = "set"``: Self-BLEU)."""
+    if len(metrics) != 1 or metrics[0] not in CORPUS_DECLARED:
+        return False
+    return getattr(CORPUS_DECLARED[metrics[0]], "LOOP", "stream") == "set"
+
+
 def _self_bleu_options(values: dict[str, Any]) -> None:
     """``--self-bleu CONV`` (or ``-m self-bleu``): Self-BLEU alone, of one set
     of sentences each, with its convention's defaults."""
     origins = values["origins"]
     given = values["self_bleu"] is not None
-    if given and origins.get("metrics") != FROM_DEFAULT and values["metrics"] != ["self-bleu"]:
+    if given and origins.get("metrics") != FROM_DEFAULT and not _scores_sets(values["metrics"]):
         raise UsageError("--self-bleu scores Self-BLEU alone: not with -m")
     if given:
-        values["metrics"] = ["self-bleu"]
-    if values["metrics"] != ["self-bleu"]:
+        values["metrics"] = [self_bleu_options.NAME]
+    if not _scores_sets(values["metrics"]):
         for dest, flag in (
             ("self_bleu_sample", "--sample"),
             ("self_bleu_column", "--self-bleu-column"),
@@ -231,7 +240,7 @@ def _self_bleu_options(values: dict[str, Any]) -> None:
             "Self-BLEU scores a set of sentences against each other: give them with "
             "-i FILE or on stdin, and no references"
         )
-    if (values["self_bleu"] or self_bleu.DEFAULT_CONVENTION) == "texygen":
+    if (values["self_bleu"] or SELF_BLEU_DEFAULT) == "texygen":
         for dest, flag in _NOT_TEXYGEN.items():
             if origins.get(dest) == COMPAT_DEFAULT:
                 # SacreBLEU's default for BLEU's -sl, not the user's: not Texygen's.
@@ -518,7 +527,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bleustream.cli import detail
 
             values["detail"] = detail.check(values)
-        if testsets.wanted(values):
+        if test_set_wanted(values):
+            from bleustream.cli import testsets
+
             testsets.say_what_sacrebleu_says(values["quiet"])
             testsets.check(values)
             text = testsets.action(values)

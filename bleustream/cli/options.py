@@ -12,7 +12,6 @@ manual's OPTIONS section against it both ways.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from bleustream.analysis.buckets import (
@@ -24,8 +23,13 @@ from bleustream.analysis.buckets import (
 )
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
 from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
-from bleustream.metrics.protocol import OptionSpec
-from bleustream.metrics.registry import CORPUS_METRICS, DEFAULT_METRICS, STREAM_METRICS
+from bleustream.metrics.protocol import Frozen, OptionSpec
+from bleustream.metrics.registry import (
+    CORPUS_DECLARED,
+    DEFAULT_METRICS,
+    STREAM_DECLARED,
+    declarations,
+)
 from bleustream.output.records import FORMATS
 
 # Bounds that keep absurd values from failing deep inside (a width past
@@ -67,15 +71,26 @@ def seed_setting(text: str) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(Frozen):
     """A group of options in ``--help`` (``metrics`` marks where the
-    metrics' own groups go)."""
+    metrics' own groups go); ``exclusive``: the dests of which at most one
+    may be given."""
 
+    _FIELDS = ("title", "options", "description", "exclusive")
+    __slots__ = _FIELDS
     title: str | None
     options: tuple[OptionSpec, ...]
-    description: str | None = None
-    exclusive: tuple[str, ...] = ()  # dests of which at most one may be given
+    description: str | None
+    exclusive: tuple[str, ...]
+
+    def __init__(
+        self,
+        title: str | None,
+        options: tuple[OptionSpec, ...],
+        description: str | None = None,
+        exclusive: tuple[str, ...] = (),
+    ) -> None:
+        self._assign(locals())
 
 
 _SAMPLES = {"kind": "int", "minimum": 1, "maximum": MAX_SAMPLES, "metavar": "N"}
@@ -100,11 +115,11 @@ TABLE: tuple[Group, ...] = (
                 "metrics",
                 list(DEFAULT_METRICS),
                 kind="choice",
-                choices=(*STREAM_METRICS, *CORPUS_METRICS),
+                choices=(*STREAM_DECLARED, *CORPUS_DECLARED),
                 metavar="NAME",
                 multiple=True,
                 help="metrics to compute, printed in the order given: "
-                + ", ".join((*STREAM_METRICS, *CORPUS_METRICS))
+                + ", ".join((*STREAM_DECLARED, *CORPUS_DECLARED))
                 + " (default: "
                 + " ".join(DEFAULT_METRICS)
                 + "; nist on its own: it is scored at the end; self-bleu on its own, with no "
@@ -612,12 +627,23 @@ TABLE: tuple[Group, ...] = (
 )
 
 
+def test_set_wanted(values: dict[str, Any]) -> bool:
+    """Whether a test-set option is given (the run then loads ``cli.testsets``)."""
+    return bool(
+        values.get("test_set")
+        or values.get("echo")
+        or values.get("list")
+        or values.get("citation")
+        or values.get("download")
+    )
+
+
 def groups() -> Iterator[Group]:
     """The groups of ``--help`` in order, the metrics' own in their place."""
     for group in TABLE:
         if group.title == "metrics":
-            for metric in (*STREAM_METRICS.values(), *CORPUS_METRICS.values()):
-                yield Group(f"{metric.TITLE} settings", tuple(metric.OPTIONS))
+            for declared in declarations():
+                yield Group(f"{declared.TITLE} settings", tuple(declared.OPTIONS))
         else:
             yield group
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
@@ -23,6 +22,8 @@ from bleustream.metrics.protocol import OptionSpec
 
 def exit_status_help() -> str:
     """``--help``'s list of exit statuses, from ``bleustream.errors``."""
+    import textwrap  # (for --help only)
+
     lines = ["exit status:"]
     for status, meaning in EXIT_STATUSES:
         wrapped = textwrap.wrap(meaning, 66)
@@ -52,7 +53,28 @@ def to_stderr(text: str) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error on one line instead of the whole usage."""
+    """argparse, with a usage error on one line instead of the whole usage.
+
+    While ``building``, the formatter argparse makes to check each
+    argument's metavar has a fixed width: argparse's own asks the terminal
+    through ``shutil`` (which loads ``bz2``, ``lzma``...), and only help
+    and usage text needs the terminal's width.  The epilog (the exit
+    statuses and the examples) is written when help is.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.building = True  # until build_parser has added every option
+        super().__init__(*args, **kwargs)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if self.building:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = exit_status_help() + "\n" + EXAMPLES_HELP
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
@@ -125,7 +147,6 @@ def build_parser() -> argparse.ArgumentParser:
             "(as paste writes it); with them, hypotheses are read from the input "
             "and the reference files in lockstep. The numbers are SacreBLEU 2.x's."
         ),
-        epilog=exit_status_help() + "\n" + EXAMPLES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -145,4 +166,5 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-V", "--version", action="version", version=f"%(prog)s {__version__} (kernels: {KERNELS})"
     )
+    parser.building = False
     return parser

@@ -27,17 +27,6 @@ class TestSetError(BleustreamError):
     status = 74  # EXIT_IOERR
 
 
-def wanted(values: dict[str, Any]) -> bool:
-    """Whether a test-set option is given."""
-    return bool(
-        values.get("test_set")
-        or values.get("echo")
-        or values.get("list")
-        or values.get("citation")
-        or values.get("download")
-    )
-
-
 def say_what_sacrebleu_says(quiet: bool) -> None:
     """SacreBLEU's information lines while it fetches a test set ("Downloading
     URL to FILE", "Extracting ..."), on stderr with bleustream's prefix, as

@@ -26,11 +26,11 @@ and lets the reader skip the segment.  Nothing here writes anywhere.
 from __future__ import annotations
 
 import codecs
-import gzip
 import re
+import sys
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO, Callable, NamedTuple
+from typing import Any, BinaryIO, Callable, NamedTuple
 
 from bleustream.errors import InputError, LengthMismatch, OpenError, ReadError, UsageError
 
@@ -109,7 +109,7 @@ class LineSource:
         self._encoding = encoding
         self._errors = errors
         self._on_bad = on_bad or BadLinePolicy()
-        self._gzip = isinstance(stream, gzip.GzipFile)
+        self._gzip = _is_gzip(stream)
         self._universal = universal_newlines
         self._pending: list[bytes] = []  # universal: lines read ahead, last first
 
@@ -179,14 +179,38 @@ class LineSource:
 # What reading a file can raise: a ``.gz`` file's corrupt data (zlib's
 # errors, a truncated stream's EOFError, ``gzip.BadGzipFile``) or the
 # system's read error.  ``read_failure`` says each as the command does.
-GZIP_FAILURES = (EOFError, zlib.error, gzip.BadGzipFile)
-READ_FAILURES = (*GZIP_FAILURES, OSError)
+# gzip is imported when a ``.gz`` file is opened (``open_source``), so a
+# run that reads none loads nothing of it: ``GZIP_FAILURES`` is made when
+# first asked for, and gzip's ``BadGzipFile`` is an ``OSError``, which
+# ``READ_FAILURES`` holds anyway.
+READ_FAILURES = (EOFError, zlib.error, OSError)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GZIP_FAILURES":
+        import gzip
+
+        return (EOFError, zlib.error, gzip.BadGzipFile)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_gzip(stream: Any) -> bool:
+    """Whether ``stream`` is a ``GzipFile`` (none is, before gzip is imported)."""
+    gzip = sys.modules.get("gzip")
+    return gzip is not None and isinstance(stream, gzip.GzipFile)
+
+
+def _is_gzip_failure(exc: BaseException) -> bool:
+    gzip = sys.modules.get("gzip")
+    return isinstance(exc, (EOFError, zlib.error)) or (
+        gzip is not None and isinstance(exc, gzip.BadGzipFile)
+    )
 
 
 def read_failure(exc: BaseException, name: str, line: int | None = None) -> InputError | ReadError:
     """One of ``READ_FAILURES`` as the command's error: corrupt gzip data is
     bad input (65), any other error a failed read (74)."""
-    if isinstance(exc, GZIP_FAILURES):
+    if _is_gzip_failure(exc):
         return InputError(f"corrupt gzip data ({exc})", name, line)
     return ReadError(f"read error: {getattr(exc, 'strerror', None) or exc}", name, line)
 
@@ -221,6 +245,8 @@ def open_source(
         raise OpenError(f"cannot open: {exc.strerror or exc}", path) from None
     stream: BinaryIO = raw
     if path.endswith(".gz"):
+        import gzip
+
         stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     return LineSource(path, stream, encoding, errors, on_bad)
 

@@ -64,10 +64,21 @@ from bleustream.metrics.chrf_batches import (
     c_sum_batch,
 )
 from bleustream.metrics.chrf_fscore import f_score
+from bleustream.metrics.chrf_options import (  # noqa: F401 (the metric's surface)
+    DEFAULT_BETA,
+    DEFAULT_CHAR_ORDER,
+    DEFAULT_WORD_ORDER,
+    MAX_BETA,
+    MAX_ORDER,
+    NAME,
+    OPTIONS,
+    SCORE_ONLY,
+    SCORE_ONLY_ONE_REF,
+    TITLE,
+)
 from bleustream.metrics.ngrams import matches_past_once, repeated_counts
 from bleustream.metrics.protocol import (
     CountBatch,
-    OptionSpec,
     Row,
     ScoreBatch,
     SumBatch,
@@ -78,18 +89,6 @@ from bleustream.metrics.protocol import (
     sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, CHRFScore
-
-NAME = "chrf"
-TITLE = "chrF"
-
-DEFAULT_CHAR_ORDER = 6
-DEFAULT_WORD_ORDER = 0  # 2 is chrF++
-DEFAULT_BETA = 2
-
-# Bounds that keep absurd values from failing deep inside: an n-gram order
-# past any sentence length, a beta whose square loses all precision.
-MAX_ORDER = 100
-MAX_BETA = 1000
 
 # SacreBLEU's chrF++ word splitter looks at ASCII punctuation only
 # (string.punctuation).
@@ -141,73 +140,6 @@ class ChrfResult:
 
     score: float
     row: Row
-
-
-OPTIONS = (
-    OptionSpec(
-        ("-cc", "--chrf-char-order"),
-        "chrf_char_order",
-        DEFAULT_CHAR_ORDER,
-        kind="int",
-        minimum=0,
-        maximum=MAX_ORDER,
-        metavar="N",
-        help=f"chrF character n-gram order (default: {DEFAULT_CHAR_ORDER})",
-    ),
-    OptionSpec(
-        ("-cw", "--chrf-word-order"),
-        "chrf_word_order",
-        DEFAULT_WORD_ORDER,
-        kind="int",
-        minimum=0,
-        maximum=MAX_ORDER,
-        metavar="N",
-        help=f"chrF word n-gram order; 2 is chrF++ (default: {DEFAULT_WORD_ORDER})",
-    ),
-    OptionSpec(
-        ("--chrf-beta",),
-        "chrf_beta",
-        DEFAULT_BETA,
-        kind="int",
-        minimum=0,
-        maximum=MAX_BETA,
-        metavar="N",
-        help=f"weight of recall against precision in chrF (default: {DEFAULT_BETA})",
-        field="beta",
-    ),
-    OptionSpec(
-        ("--chrf-whitespace",),
-        "chrf_whitespace",
-        False,
-        kind="bool",
-        help="keep white space in chrF character n-grams (default: no)",
-    ),
-    OptionSpec(
-        ("--chrf-lowercase",),
-        "chrf_lowercase",
-        False,
-        kind="bool",
-        help="lowercase hypotheses and references for chrF (default: no)",
-    ),
-    OptionSpec(
-        ("--chrf-eps-smoothing",),
-        "chrf_eps_smoothing",
-        False,
-        kind="bool",
-        help="epsilon smoothing as chrF++.py, NLTK and Moses, instead of "
-        "effective order (default: no)",
-        field="eps_smoothing",
-    ),
-)
-
-# beta and eps_smoothing act on summed statistics only where each segment
-# has one reference.  SacreBLEU keeps the statistics of the reference with
-# the best f-score, and that f-score is computed with beta and the
-# smoothing: with several references, changing either can change which
-# reference's statistics a segment gets, and statistics counted under one
-# beta, rescored under another, would not be SacreBLEU's.
-SCORE_ONLY: frozenset[str] = frozenset()
-SCORE_ONLY_ONE_REF = frozenset({"beta", "eps_smoothing"})
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

@@ -46,10 +46,17 @@ from typing import Any, Callable, NamedTuple
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import OptionSpec, Row, is_number, is_whole, whole_counts
-
-DEFAULT_ORDER = 5
-MAX_ORDER = 9  # mteval counts n-grams up to 9 ($max_Ngram)
+from bleustream.metrics.nist_options import (  # noqa: F401 (the metric's surface)
+    DEFAULT_ORDER,
+    LOOP,
+    MAX_ORDER,
+    NAME,
+    OPTIONS,
+    SCORE_ONLY,
+    SCORE_ONLY_ONE_REF,
+    TITLE,
+)
+from bleustream.metrics.protocol import Row, is_number, is_whole, whole_counts
 
 # NIST takes BLEU's -tok: 13a (the default) is mteval's own rules, which
 # 13a was written after; intl its --international-tokenization; none splits
@@ -466,44 +473,6 @@ def corpus_nist(
 # The metric surface (see bleustream.metrics.protocol).  NIST is scored at
 # the end of a run from tables of the whole input: its loop is "corpus".
 # ----------------------------------------------------------------------------
-
-NAME = "nist"
-TITLE = "NIST (mteval-v13a; takes -tok 13a, intl or none)"
-LOOP = "corpus"
-
-OPTIONS = (
-    OptionSpec(
-        ("--nist-case-sensitive",),
-        "nist_case_sensitive",
-        False,
-        kind="bool",
-        help="keep case for NIST, as mteval's -c (default: lowercase, ASCII letters only)",
-        field="case_sensitive",
-    ),
-    OptionSpec(
-        ("--nist-docs",),
-        "nist_docs",
-        None,
-        metavar="FILE",
-        help="NIST of each document too, as mteval's -d report: FILE holds the document "
-        "id of each input line, in step (sacrebleu --echo docid writes one)",
-        config=False,
-    ),
-    OptionSpec(
-        ("--nist-order",),
-        "nist_order",
-        DEFAULT_ORDER,
-        kind="int",
-        minimum=1,
-        maximum=MAX_ORDER,
-        metavar="N",
-        help=f"longest n-gram NIST sums (default: {DEFAULT_ORDER}, as mteval prints)",
-        field="order",
-    ),
-)
-
-SCORE_ONLY: frozenset[str] = frozenset()
-SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

@@ -125,8 +125,7 @@ build.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
@@ -207,8 +206,60 @@ def totals_problem(totals: Sequence[int], length: int, segments: int, items: str
     )
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class Frozen:
+    """A frozen record of named fields (its ``_FIELDS``, in order), with a
+    frozen dataclass's ``repr``, equality and hash.
+
+    For the classes the command builds at every start-up (``OptionSpec``,
+    the parser's groups, the config's keys, ``registry.Spec``): a dataclass
+    generates its methods' code when its class is made, which costs a
+    start-up more than the rest of the class.  A subclass's ``__init__``
+    takes its fields as a dataclass's would and ends with
+    ``self._assign(locals())``.
+    """
+
+    __slots__: tuple[str, ...] = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _fields(self) -> Iterator[str]:
+        return iter(self._FIELDS)
+
+    def _assign(self, values: Mapping[str, Any]) -> None:
+        for name in self._fields():
+            object.__setattr__(self, name, values[name])
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields())
+
+    def _replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` (``dataclasses.replace``'s, as a
+        ``NamedTuple``'s ``_replace`` is spelled)."""
+        unknown = set(changes) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"{self.__class__.__qualname__} has no field {sorted(unknown)[0]!r}")
+        values = {name: getattr(self, name) for name in self._fields()}
+        return self.__class__(**{**values, **changes})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined, no-any-return]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+class OptionSpec(Frozen):
     """One option, as plain data: its flags, what it takes, and its help.
 
     The command line builds its parser from these, the config file its
@@ -219,34 +270,72 @@ class OptionSpec:
 
     ``kind`` is one of ``bool`` (``--x``/``--no-x``), ``flag`` (``--x``
     alone, never a config key), ``int``, ``float``, ``choice`` or ``str``.
+
+    ``reader``: a text reader for values no kind and bounds describe (a
+    seed or "none"); it raises ValueError with the reason.  ``field``: the
+    field of the metric's Settings the option sets, when it has one (the
+    dest, unless named): how merged statistics learn which score-only
+    settings the command line changed.  ``yields_to``: a setting whose
+    value given in a config file gives way when the option named here is
+    given on the command line (a file's smooth-value does not stop -s exp).
+    ``default_from``: a default that follows another option: (its dest, the
+    function of its value), applied when this option is left at its default
+    and that one is set (-l en-zh chooses -tok zh).
     """
 
+    _FIELDS = (
+        "flags",
+        "dest",
+        "default",
+        "kind",
+        "help",
+        "choices",
+        "minimum",
+        "maximum",
+        "metavar",
+        "multiple",
+        "config",
+        "reader",
+        "field",
+        "yields_to",
+        "default_from",
+    )
+    __slots__ = _FIELDS
     flags: tuple[str, ...]
     dest: str
-    default: Any = None
-    kind: str = "str"
-    help: str = ""
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    metavar: str | None = None
-    multiple: bool = False  # one or more values
-    config: bool = True  # a config key (and in --show-config)
-    # A text reader for values no kind and bounds describe (a seed or
-    # "none"); it raises ValueError with the reason.
-    reader: Callable[[str], Any] | None = None
-    # The field of the metric's Settings the option sets, when it has one
-    # (the dest, unless named): how merged statistics learn which
-    # score-only settings the command line changed.
-    field: str | None = None
-    # A setting whose value given in a config file gives way when the
-    # option named here is given on the command line (a file's
-    # smooth-value does not stop -s exp).
-    yields_to: str | None = None
-    # A default that follows another option: (its dest, the function of its
-    # value), applied when this option is left at its default and that one
-    # is set (-l en-zh chooses -tok zh).
-    default_from: tuple[str, Callable[[Any], Any]] | None = None
+    default: Any
+    kind: str
+    help: str
+    choices: tuple[Any, ...] | None
+    minimum: float | None
+    maximum: float | None
+    metavar: str | None
+    multiple: bool  # one or more values
+    config: bool  # a config key (and in --show-config)
+    reader: Callable[[str], Any] | None
+    field: str | None
+    yields_to: str | None
+    default_from: tuple[str, Callable[[Any], Any]] | None
+
+    def __init__(
+        self,
+        flags: tuple[str, ...],
+        dest: str,
+        default: Any = None,
+        kind: str = "str",
+        help: str = "",
+        choices: tuple[Any, ...] | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        metavar: str | None = None,
+        multiple: bool = False,
+        config: bool = True,
+        reader: Callable[[str], Any] | None = None,
+        field: str | None = None,
+        yields_to: str | None = None,
+        default_from: tuple[str, Callable[[Any], Any]] | None = None,
+    ) -> None:
+        self._assign(locals())
 
     @property
     def settings_field(self) -> str:

@@ -1,52 +1,91 @@
 """The metric registry: names to metric modules, and settings chosen per run.
 
-``METRICS`` maps the name used with ``-m`` (and in config files) to the
-module that implements it; everything else asks the registry, so adding a
-metric is adding its module and one entry here.
+A metric declares what it is in a small module of plain data beside it
+(``bleu_options``: its ``NAME``, ``TITLE``, ``OPTIONS``, its score-only
+settings, its ``LOOP`` when it has one, and the ``IMPLEMENTATION`` module).
+The registry lists those declarations: ``DECLARED`` for the metrics summed
+as segments come, ``CORPUS_DECLARED`` for those scored at the end from
+tables of the whole input.  ``METRICS`` and ``CORPUS_METRICS`` map each
+name (``-m``'s, a config file's) to the metric module, imported when first
+asked for: the command line builds its options from the declarations, and
+a run loads only the metrics it scores.  Adding a metric is adding its
+modules and one entry here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
+from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 from bleustream.errors import UsageError
-from bleustream.metrics import bleu, chrf, comet, nist, self_bleu, ter
-from bleustream.metrics.protocol import MetricModule, OptionSpec, Row, ScoreBatch
+from bleustream.metrics import (
+    bleu_options,
+    chrf_options,
+    comet_options,
+    nist_options,
+    self_bleu_options,
+    ter_options,
+)
+from bleustream.metrics.protocol import Frozen, MetricModule, OptionSpec, Row, ScoreBatch
 from bleustream.metrics.scores import Score, Signature
 
-METRICS: dict[str, MetricModule] = {
-    bleu.NAME: bleu,  # type: ignore[dict-item]
-    chrf.NAME: chrf,  # type: ignore[dict-item]
-    ter.NAME: ter,  # type: ignore[dict-item]
-}
-
+DECLARED: dict[str, ModuleType] = {m.NAME: m for m in (bleu_options, chrf_options, ter_options)}
 # Metrics whose count is a model's forward pass (COMET): streamed and summed
 # as the others, but each needs its model and the sources, so they are kept
 # apart from SacreBLEU's metrics above.  Named with -m like the others.
-MODEL_METRICS: dict[str, MetricModule] = {
-    comet.NAME: comet,  # type: ignore[dict-item]
-}
-
+MODEL_DECLARED: dict[str, ModuleType] = {comet_options.NAME: comet_options}
 # Every metric whose rows stream, sum and travel in stats records.
-STREAM_METRICS: dict[str, MetricModule] = {**METRICS, **MODEL_METRICS}
-
+STREAM_DECLARED: dict[str, ModuleType] = {**DECLARED, **MODEL_DECLARED}
 # Metrics scored at the end of a run, alone, from tables of the whole input
 # (NIST's weights need every reference; Self-BLEU's set): each declares its
 # loop (``LOOP``, read by ``loop_of``).  Named with -m like the others.
-CORPUS_METRICS: dict[str, Any] = {nist.NAME: nist, self_bleu.NAME: self_bleu}
+CORPUS_DECLARED: dict[str, ModuleType] = {m.NAME: m for m in (nist_options, self_bleu_options)}
+
+
+class Metrics(Mapping[str, Any]):
+    """Declared metrics' names to their modules, each imported when first
+    looked up; names, ``in`` and ``len`` import nothing."""
+
+    def __init__(self, declared: Mapping[str, ModuleType]) -> None:
+        self._declared = declared
+
+    def __getitem__(self, name: str) -> Any:
+        return import_module(self._declared[name].IMPLEMENTATION)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._declared
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._declared)
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+    def __repr__(self) -> str:
+        return f"Metrics({list(self._declared)})"
+
+
+METRICS: Mapping[str, MetricModule] = Metrics(DECLARED)
+MODEL_METRICS: Mapping[str, MetricModule] = Metrics(MODEL_DECLARED)
+STREAM_METRICS: Mapping[str, MetricModule] = Metrics(STREAM_DECLARED)
+CORPUS_METRICS: Mapping[str, Any] = Metrics(CORPUS_DECLARED)
 
 DEFAULT_METRICS = ("bleu",)
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(Frozen):
     """One metric with the settings it runs with."""
 
+    _FIELDS = ("metric", "settings")
+    __slots__ = (*_FIELDS, "__dict__")  # (and the cached properties)
     metric: MetricModule
     settings: Any
+
+    def __init__(self, metric: MetricModule, settings: Any) -> None:
+        self._assign(locals())
 
     @property
     def name(self) -> str:
@@ -112,11 +151,18 @@ def spec_by_name(name: str, settings: Any) -> Spec:
     return Spec(metric_of(name), settings)
 
 
-def all_options() -> Iterator[tuple[MetricModule, OptionSpec]]:
-    """Every metric's options, metric by metric in registry order."""
-    for metric in (*STREAM_METRICS.values(), *CORPUS_METRICS.values()):
-        for option in metric.OPTIONS:
-            yield metric, option
+def declarations() -> Iterator[ModuleType]:
+    """Every metric's declaration, in registry order."""
+    yield from STREAM_DECLARED.values()
+    yield from CORPUS_DECLARED.values()
+
+
+def all_options() -> Iterator[tuple[ModuleType, OptionSpec]]:
+    """Every metric's options with its declaration, metric by metric in
+    registry order."""
+    for declared in declarations():
+        for option in declared.OPTIONS:
+            yield declared, option
 
 
 def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, ...]:
@@ -127,7 +173,7 @@ def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, 
     for name in names:
         if name not in seen:
             seen.append(name)
-    corpus = [name for name in seen if name in CORPUS_METRICS]
+    corpus = [name for name in seen if name in CORPUS_DECLARED]
     if corpus and len(seen) > 1:
         raise UsageError(
             f"-m {corpus[0]} is scored at the end from corpus-wide tables: "
@@ -144,7 +190,7 @@ def specs_from(names: Sequence[str], options: Mapping[str, Any]) -> tuple[Spec, 
 
 def metric_of(name: str) -> Any:
     """The module of a metric named with -m."""
-    return STREAM_METRICS[name] if name in STREAM_METRICS else CORPUS_METRICS[name]
+    return STREAM_METRICS[name] if name in STREAM_DECLARED else CORPUS_METRICS[name]
 
 
 def loop_of(specs: Sequence[Spec]) -> str:

@@ -21,7 +21,6 @@ own score into one of them (``score_object`` in ``protocol``).
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -205,6 +204,8 @@ class Score:
         n = len(raw)
         lower = n // 40
         upper = n - lower - 1
+        import statistics  # (with fractions, decimal and random: only here)
+
         self._ci = 0.5 * (raw[upper] - raw[lower])
         self._mean = statistics.mean(raw)
 

@@ -49,11 +49,19 @@ from typing import Any, Callable
 
 from bleustream._version import __version__
 from bleustream.metrics import bleu
-from bleustream.metrics.protocol import OptionSpec, Row, is_number
+from bleustream.metrics.protocol import Row, is_number
+from bleustream.metrics.self_bleu_options import (  # noqa: F401 (the metric's surface)
+    CONVENTIONS,
+    DEFAULT_CONVENTION,
+    DEFAULT_SEED,
+    LOOP,
+    NAME,
+    OPTIONS,
+    SCORE_ONLY,
+    SCORE_ONLY_ONE_REF,
+    TITLE,
+)
 
-CONVENTIONS = ("texygen", "sacrebleu")
-DEFAULT_SEED = 12345  # --seed's, SacreBLEU's
-DEFAULT_CONVENTION = "texygen"
 # Texygen's tokenizations: white space, or NLTK's word_tokenize (as Texygen).
 TEXYGEN_TOKENIZERS = ("none", "nltk")
 TEXYGEN_EPSILON = 0.1  # NLTK's SmoothingFunction().method1
@@ -270,50 +278,6 @@ def self_bleu(sentences: Sequence[str], settings: Settings | None = None) -> lis
 # corpus score is their mean, summed in input order as Texygen sums.
 # ----------------------------------------------------------------------------
 
-NAME = "self-bleu"
-TITLE = "Self-BLEU (the set's diversity; with --self-bleu)"
-LOOP = "set"
-
-OPTIONS = (
-    OptionSpec(
-        ("--self-bleu",),
-        "self_bleu",
-        None,  # given, it chooses the metric: -m self-bleu
-        kind="choice",
-        choices=CONVENTIONS,
-        metavar="CONV",
-        help="score the Self-BLEU of one set of sentences (-i FILE or stdin, no references): "
-        "texygen (NLTK's sentence_bleu, method1, white space or -tok nltk; 0 to 1) or "
-        "sacrebleu (sentence_bleu with -tok, -lc, -s; 0 to 100)",
-        field="convention",
-    ),
-    OptionSpec(
-        ("--sample",),
-        "self_bleu_sample",
-        0,
-        kind="int",
-        minimum=0,
-        maximum=1 << 40,
-        metavar="N",
-        help="Self-BLEU of N sentences drawn at random (--seed) instead of the whole set "
-        "(default: 0, every sentence)",
-        field="sample",
-    ),
-    OptionSpec(
-        ("--self-bleu-column",),
-        "self_bleu_column",
-        0,
-        kind="int",
-        minimum=0,
-        maximum=1 << 20,
-        metavar="N",
-        help="the sentences are field N (from 1) of tab-separated lines, as in a paste "
-        "stream (default: 0, the whole line)",
-    ),
-)
-
-SCORE_ONLY: frozenset[str] = frozenset()
-SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 SIGNATURE_SHORT: Mapping[str, str] = {"conv": "cv", "case": "c", "tok": "tok", "smooth": "s"}
 
 

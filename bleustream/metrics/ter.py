@@ -24,7 +24,6 @@ from typing import Any, Callable
 from bleustream.metrics.protocol import (
     MAX_COUNT,
     CountBatch,
-    OptionSpec,
     Row,
     ScoreBatch,
     SumBatch,
@@ -37,12 +36,16 @@ from bleustream.metrics.protocol import (
     sum_of_rows,
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, TERScore
+from bleustream.metrics.ter_options import (  # noqa: F401 (the metric's surface)
+    NAME,
+    OPTIONS,
+    SCORE_ONLY,
+    SCORE_ONLY_ONE_REF,
+    TITLE,
+)
 from bleustream.metrics.ter_search import Reference, count_edits, prepare_reference
 from bleustream.tokenizers.ter_normalize import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.ter_normalize import tercom_tokenizer
-
-NAME = "ter"
-TITLE = "TER"
 
 
 @dataclass(frozen=True)
@@ -71,43 +74,6 @@ class TerResult:
     row: Row
     num_edits: int
     ref_length: float
-
-
-OPTIONS = (
-    OptionSpec(
-        ("--ter-case-sensitive",),
-        "ter_case_sensitive",
-        False,
-        kind="bool",
-        help="enables case sensitivity for TER (default: no)",
-    ),
-    OptionSpec(
-        ("--ter-asian-support",),
-        "ter_asian_support",
-        False,
-        kind="bool",
-        help="enables special treatment of Asian characters for TER; acts with "
-        "--ter-normalized or --ter-no-punct (default: no)",
-    ),
-    OptionSpec(
-        ("--ter-no-punct",),
-        "ter_no_punct",
-        False,
-        kind="bool",
-        help="removes punctuation for TER (default: no)",
-    ),
-    OptionSpec(
-        ("--ter-normalized",),
-        "ter_normalized",
-        False,
-        kind="bool",
-        help="applies basic normalization and tokenization for TER (default: no)",
-    ),
-)
-
-# Every TER setting changes the tokens, and so the statistics.
-SCORE_ONLY: frozenset[str] = frozenset()
-SCORE_ONLY_ONE_REF: frozenset[str] = frozenset()
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

@@ -28,7 +28,6 @@ number per metric per record, rounded to the width.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -273,6 +272,8 @@ def record_dicts(record: Record, ctx: Context) -> list[dict[str, Any]]:
 def format_json(record: Record, ctx: Context) -> str:
     if ctx.score_only:
         return _scores_only(record, ctx)
+    import json  # (loaded by the JSON formats only)
+
     return "".join(
         json.dumps(data, ensure_ascii=False) + "\n" for data in record_dicts(record, ctx)
     )
@@ -284,6 +285,8 @@ def format_json(record: Record, ctx: Context) -> str:
 
 
 def format_stats(record: Record, ctx: Context) -> str:
+    import json  # (loaded by the JSON formats only)
+
     extra: dict[str, Any] = {}
     if record.system is not None and ctx.named_systems:
         extra["system"] = record.system

@@ -12,10 +12,10 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from bleustream.output.records import FORMATTERS, Context, Record, format_signature, notes_of
-from bleustream.significance.result import Result
 
 if TYPE_CHECKING:
     from bleustream.significance.resampling import Resampling
+    from bleustream.significance.result import Result
 
 __all__ = ["final_text", "system_names", "systems_order", "table_names"]
 
@@ -88,6 +88,8 @@ def table_names(
 
 def _results_of(ctx: Context, record: Record, name: str = "") -> list[Result]:
     """Each metric's score of a record with what its tests added, in ``ctx``'s order."""
+    from bleustream.significance.result import Result  # (tables of several systems only)
+
     results = []
     for index, (spec, score) in enumerate(zip(ctx.specs, record.scores)):
         found = record.results[index] if record.results else None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import cache
 from typing import Callable
 
 from bleustream.errors import UsageError
@@ -38,16 +39,14 @@ Tokenizer = Callable[[str], "list[str]"]
 # character captured: split and join run in C, while re.sub with a group
 # reference in its template calls back into Python for every match.
 
+# The rules are compiled on the first line the pure tokenizers see
+# (``_MtevalRules``): the compiled kernels need none of them.
+#
 # Rule 1 puts spaces around these wherever they stand: SacreBLEU's class
 # [\{-\~\[-\`\ -\&\(-\+\:-\@\/], i.e. all ASCII punctuation but ' , - . and
 # the space.  (The class also holds the space itself; spacing a space out
 # changes no token and no neighbour the later rules look at.)
 _RULE1_CHARS = '{|}~[\\]^_`!"#$%&()*+:;<=>?@/'
-_RULE1 = re.compile(f"([{re.escape(_RULE1_CHARS)}])").split
-# Without an ASCII digit on the line, rules 2 and 3 below separate every
-# period and comma from both neighbours and rule 4 never fires: all four
-# rules collapse into one split.
-_RULE1_NO_DIGIT = re.compile(f"([{re.escape(_RULE1_CHARS)}.,])").split
 _DIGITS = "0123456789"
 
 
@@ -55,14 +54,6 @@ def _has_digit(line: str) -> bool:
     """Whether the line holds an ASCII digit: ten C-level substring tests
     take a third of the time of a regular-expression search."""
     return any(map(line.__contains__, _DIGITS))
-
-
-# Rules 2 and 3, as SacreBLEU writes them: a period or comma is separated
-# from a preceding non-digit (rule 2), then from a following non-digit
-# (rule 3).  Each match consumes the neighbour, so in a run of periods and
-# commas ("...", ".,") whether one is separated depends on the one before.
-_RULE2 = re.compile(r"([^0-9])([\.,])").sub
-_RULE3 = re.compile(r"([\.,])([^0-9])").sub
 
 
 def _adjacent_periods(line: str) -> bool:
@@ -73,25 +64,51 @@ def _adjacent_periods(line: str) -> bool:
     return ".." in line
 
 
-# Rule 4: a dash preceded by a digit, written to start with the dash so
-# that the search skips ahead to each dash (the digit is never a dash, so
-# no match can consume another's character).
-_RULE4 = re.compile(r"(-)(?<=[0-9]-)").split
-# With no two periods or commas side by side nothing is consumed twice,
-# and the four rules collapse into one split even with digits on the line:
-# rule 1 puts spaces only next to non-digits and rules 2 and 3 only next
-# to a period or comma, so no rule changes what a later rule's digit test
-# sees.  A period or comma is then separated unless a digit stands on both
-# sides of it, and a dash when a digit precedes it.  (The pattern reads a
-# missing neighbour as a non-digit, as 13a's padding spaces read; zh has no
-# padding, so a period, comma or dash at either end of the line takes the
-# rules one by one, with 13a's padding there.)
 _EDGES = ".,-"
-_ALL_RULES = re.compile(
-    f"([{re.escape(_RULE1_CHARS + '.,-')}]"
-    r"(?!(?<=[0-9][.,])[0-9])"  # not a period or comma between two digits
-    r"(?<![^0-9]-))"  # not a dash after a non-digit
-).split
+
+
+class _MtevalRules:
+    """13a's rules, and zh's split, compiled."""
+
+    def __init__(self) -> None:
+        self.rule1 = re.compile(f"([{re.escape(_RULE1_CHARS)}])").split
+        # Without an ASCII digit on the line, rules 2 and 3 below separate
+        # every period and comma from both neighbours and rule 4 never
+        # fires: all four rules collapse into one split.
+        self.rule1_no_digit = re.compile(f"([{re.escape(_RULE1_CHARS)}.,])").split
+        # Rules 2 and 3, as SacreBLEU writes them: a period or comma is
+        # separated from a preceding non-digit (rule 2), then from a
+        # following non-digit (rule 3).  Each match consumes the neighbour,
+        # so in a run of periods and commas ("...", ".,") whether one is
+        # separated depends on the one before.
+        self.rule2 = re.compile(r"([^0-9])([\.,])").sub
+        self.rule3 = re.compile(r"([\.,])([^0-9])").sub
+        # Rule 4: a dash preceded by a digit, written to start with the dash
+        # so that the search skips ahead to each dash (the digit is never a
+        # dash, so no match can consume another's character).
+        self.rule4 = re.compile(r"(-)(?<=[0-9]-)").split
+        # With no two periods or commas side by side nothing is consumed
+        # twice, and the four rules collapse into one split even with digits
+        # on the line: rule 1 puts spaces only next to non-digits and rules 2
+        # and 3 only next to a period or comma, so no rule changes what a
+        # later rule's digit test sees.  A period or comma is then separated
+        # unless a digit stands on both sides of it, and a dash when a digit
+        # precedes it.  (The pattern reads a missing neighbour as a
+        # non-digit, as 13a's padding spaces read; zh has no padding, so a
+        # period, comma or dash at either end of the line takes the rules
+        # one by one, with 13a's padding there.)
+        self.all_rules = re.compile(
+            f"([{re.escape(_RULE1_CHARS + '.,-')}]"
+            r"(?!(?<=[0-9][.,])[0-9])"  # not a period or comma between two digits
+            r"(?<![^0-9]-))"  # not a dash after a non-digit
+        ).split
+        zh_class = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _ZH_RANGES)
+        self.zh_split = re.compile(f"([{zh_class}])").split
+
+
+@cache
+def _mteval_rules() -> _MtevalRules:
+    return _MtevalRules()
 
 
 def _mteval_post(line: str, pad: bool = False) -> list[str]:
@@ -102,16 +119,17 @@ def _mteval_post(line: str, pad: bool = False) -> list[str]:
     a non-digit neighbour: the one split below reads a missing neighbour so
     too, so only the rules one by one need the spaces.
     """
+    rules = _mteval_rules()
     if not _has_digit(line):
-        return " ".join(_RULE1_NO_DIGIT(line)).split()
+        return " ".join(rules.rule1_no_digit(line)).split()
     if _adjacent_periods(line) or line[:1] in _EDGES or line[-1:] in _EDGES:
         if pad:
             line = f" {line} "
-        line = _RULE3(r" \1 \2", _RULE2(r"\1 \2 ", " ".join(_RULE1(line))))
+        line = rules.rule3(r" \1 \2", rules.rule2(r"\1 \2 ", " ".join(rules.rule1(line))))
         if "-" in line:
-            line = " ".join(_RULE4(line))
+            line = " ".join(rules.rule4(line))
         return line.split()
-    return " ".join(_ALL_RULES(line)).split()
+    return " ".join(rules.all_rules(line)).split()
 
 
 def py_tokenize_13a(line: str) -> list[str]:
@@ -177,8 +195,6 @@ def _string_range(start: str, end: str) -> tuple[int, int]:
 
 
 _ZH_RANGES = tuple(_string_range(s, e) for s, e in _ZH_TABLE)
-_ZH_CLASS = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _ZH_RANGES)
-_ZH_SPLIT = re.compile(f"([{_ZH_CLASS}])").split
 
 
 def is_zh_char(char: str) -> bool:
@@ -189,7 +205,7 @@ def is_zh_char(char: str) -> bool:
 
 def py_tokenize_zh(line: str) -> list[str]:
     """SacreBLEU's ``zh``: Chinese characters apart, the rest as 13a (no padding)."""
-    return _mteval_post(" ".join(_ZH_SPLIT(line.strip())))
+    return _mteval_post(" ".join(_mteval_rules().zh_split(line.strip())))
 
 
 # --------------------------------------------------------------------------

@@ -218,7 +218,7 @@ def test_versions() -> None:
 def test_significance_paired_test_as_sacrebleus(monkeypatch: Any) -> None:
     from sacrebleu import significance as theirs
 
-    from bleustream import significance as ours
+    from bleustream.sacrebleu import significance as ours
 
     monkeypatch.setenv("SACREBLEU_SEED", "12345")
     hyps, refs = _corpus(5, 50, 1)

@@ -41,6 +41,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,6 +70,13 @@ def tree_env(tree: Path | None) -> dict[str, str]:
     return env
 
 
+def tree_cwd(tree: Path | None) -> str:
+    """Where a child runs: its tree, for ``python -m`` and ``-c`` put the
+    working directory before ``PYTHONPATH`` (run from one checkout, both
+    trees would import that one); elsewhere the temporary directory."""
+    return str(tree) if tree is not None else tempfile.gettempdir()
+
+
 def check_tree(tree: Path) -> Path:
     tree = tree.resolve()
     if not (tree / "bleustream" / "__init__.py").is_file():
@@ -94,6 +102,7 @@ class Case:
                 [*prefix, python, *self.words],
                 stdin=stdin,
                 env={**tree_env(self.tree), **env},
+                cwd=tree_cwd(self.tree),
                 capture_output=True,
                 check=True,
             )
@@ -127,6 +136,7 @@ def import_time(python: str, tree: Path) -> int:
     done = subprocess.run(
         [python, "-X", "importtime", "-c", "import bleustream"],
         env=tree_env(tree),
+        cwd=tree_cwd(tree),
         capture_output=True,
         text=True,
         check=True,
@@ -144,6 +154,8 @@ def modules_at_exit(python: str, tree: Path, ref: Path, hyp: Path) -> int:
             [python, "-c", MODULES_AT_EXIT, str(ref), "-b"],
             stdin=stdin,
             env=tree_env(tree),
+            cwd=tree_cwd(tree),
+        cwd=tree_cwd(tree),
             capture_output=True,
             text=True,
             check=True,

@@ -155,7 +155,6 @@ def modules_at_exit(python: str, tree: Path, ref: Path, hyp: Path) -> int:
             stdin=stdin,
             env=tree_env(tree),
             cwd=tree_cwd(tree),
-        cwd=tree_cwd(tree),
             capture_output=True,
             text=True,
             check=True,

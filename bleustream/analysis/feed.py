@@ -23,18 +23,20 @@ from bleustream.analysis.document import build
 from bleustream.analysis.report import write_report
 from bleustream.analysis.settings import AnalysisSettings
 from bleustream.analysis.state import analyze_task, from_record
-from bleustream.errors import InputError
-from bleustream.inputs.items import items_of_segments, text_items
+from bleustream.errors import InputError, UsageError
+from bleustream.inputs.items import input_name, items_of_segments, text_items
 from bleustream.inputs.lines import BadLinePolicy
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.side_files import source_lines
 from bleustream.metrics.registry import Spec
+from bleustream.metrics.windows import counted_windows, needs_source, source_problem
 from bleustream.parallel.pool import ParallelCounter
 
 BATCH = 1000  # segments a worker analyzes at a time (jobs > 1)
 
-# One segment: every system's hypothesis, the references, the source, the line.
-Segment = tuple[Sequence[str], Sequence[str], "str | None", int]
+# One segment: every system's hypothesis, the references, the source, the
+# line, and its rows where counted before it is analyzed (else None).
+Segment = tuple[Sequence[str], Sequence[str], "str | None", int, Any]
 
 
 def system_names(reading: ReadOptions) -> list[str]:
@@ -66,12 +68,18 @@ def analyze_input(
     src_lines = source_lines(src, reading)
     try:
         items = items_of_segments(segments, reading, sources, policy)
-        read = _with_sources(items, src_lines, src)
+        read = _counted(
+            analyzer,
+            _with_sources(items, src_lines, src, reading.input_format == "paste"),
+            reading,
+            src,
+            report,
+        )
         if jobs > 1:
             _in_workers(analyzer, read, jobs, live)
         else:
-            for hyps, refs, line_src, line in read:
-                analyzer.add(hyps, refs, line_src, line)
+            for segment in read:
+                analyzer.add(*segment)
                 _rewrite(analyzer, live, analyzer.segments - 1)
     finally:
         for source in sources:
@@ -88,14 +96,49 @@ def _rewrite(analyzer: Analyzer, live: tuple[str | None, int], before: int) -> N
 
 
 def _with_sources(
-    items: Iterator[Any], src: Iterator[str | None], name: str | None
+    items: Iterator[Any], src: Iterator[str | None], name: str | None, by_line: bool
 ) -> Iterator[Segment]:
-    """Each segment's hypotheses, references, source (``--src``) and line."""
+    """Each segment's hypotheses, references, source (``--src``) and line:
+    the source of the same line number where the input is read by line
+    (``by_line``: a line skipped as bad skips its source too), else the
+    next source line."""
+    read = 0
     for item in items:
-        line = next(src, StopIteration)
+        line: Any = StopIteration
+        while True:
+            line = next(src, StopIteration)
+            read += 1
+            if line is StopIteration or not by_line or read >= item.line:
+                break
         if line is StopIteration:
             raise InputError("fewer source lines than segments", name, item.line)
-        yield item.hyps, item.refs, line, item.line  # type: ignore[misc]
+        yield item.hyps, item.refs, line, item.line, None
+
+
+def _counted(
+    analyzer: Analyzer,
+    segments: Iterator[Segment],
+    reading: ReadOptions,
+    src: str | None,
+    report: Callable[[str], None],
+) -> Iterator[Segment]:
+    """The segments, each with its rows where a metric reads sources (a
+    model's forward pass, ``metrics.windows``): counted a window at a time
+    in this process, whatever the workers then analyze."""
+    if needs_source(analyzer.counter) is None:
+        return segments
+    problem = source_problem(analyzer.counter, src, reading.input_format)
+    if problem is not None:
+        raise UsageError(problem)
+    counted = counted_windows(
+        analyzer.counter,
+        segments,
+        lambda s: (s[2], s[0], s[1]),
+        lambda s: s[3],
+        input_name(reading),
+        report,
+    )
+    return ((*segment[:4], rows) for segment, rows in counted)
 
 
 def _in_workers(

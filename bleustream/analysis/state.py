@@ -132,13 +132,14 @@ def analyze_part(
     names: Sequence[str],
     settings: AnalysisSettings,
     offset: int,
-    segments: Sequence[tuple[Sequence[str], Sequence[str], str | None, int]],
+    segments: Sequence[tuple[Sequence[str], Sequence[str], str | None, int, Any]],
 ) -> dict[str, Any]:
     """A worker's task: the record of consecutive segments (hypotheses,
-    references, source, line) that start ``offset`` segments into the stream."""
+    references, source, line, and their rows where counted already) that
+    start ``offset`` segments into the stream."""
     an = Analyzer(specs, names, settings, offset=offset)
-    for hyps, refs, src, line in segments:
-        an.add(hyps, refs, src, line)
+    for segment in segments:
+        an.add(*segment)
     return to_record(an)
 
 

@@ -113,14 +113,7 @@ class SegmentCounter:
         references), per segment, system and metric: the batched metrics
         (``count_window``) score the window in one call, the others each
         segment as ``count`` does."""
-        counts = [None if batch else count for count, batch in zip(self._count, self._window)]
-        rows = []
-        for _, hyps, refs in segments:
-            prepared = [
-                None if batch else prepare(refs)
-                for prepare, batch in zip(self._prepare, self._window)
-            ]
-            rows.append([tuple(c and c(hyp, p) for c, p in zip(counts, prepared)) for hyp in hyps])
+        rows = [self.count_unwindowed(hyps, refs) for _, hyps, refs in segments]
         for index, batch in enumerate(self._window):
             if batch is None:
                 continue
@@ -129,6 +122,15 @@ class SegmentCounter:
                     old = segment_rows[system]
                     segment_rows[system] = (*old[:index], row, *old[index + 1 :])
         return rows
+
+    def count_unwindowed(self, hyps: Sequence[str], refs: Sequence[str]) -> list[tuple[Any, ...]]:
+        """``count`` of the metrics that need no source, each windowed
+        metric's row None: what a segment's texts alone decide."""
+        counts = [None if batch else count for count, batch in zip(self._count, self._window)]
+        prepared = [
+            None if batch else prepare(refs) for prepare, batch in zip(self._prepare, self._window)
+        ]
+        return [tuple(c and c(hyp, p) for c, p in zip(counts, prepared)) for hyp in hyps]
 
     def summed(self, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) -> Summed:
         """The ``Summed`` of a batch of segments (``hyps[i]``: segment ``i``'s

@@ -14,7 +14,6 @@ partial score covers the segments handed on before it, and says how many.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice
 from typing import Any, Callable
 
 from bleustream.errors import InputError, UsageError
@@ -22,42 +21,17 @@ from bleustream.inputs.items import Item, input_name
 from bleustream.inputs.lines import BadLinePolicy, LineSource, open_source
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Rows, SegmentCounter
-
-
-def window_of(counter: SegmentCounter) -> int:
-    """Segments gathered before they are counted: the largest window a
-    batched metric asks for."""
-    sizes = [
-        int(getattr(spec.settings, "batch_size", 1))
-        * int(getattr(spec.metric, "WINDOW_BATCHES", 1))
-        for spec in counter.specs
-        if getattr(spec.metric, "NEEDS_SOURCE", False)
-    ]
-    return max(sizes, default=1)
-
-
-def _needs_source(counter: SegmentCounter) -> str | None:
-    for spec in counter.specs:
-        if getattr(spec.metric, "NEEDS_SOURCE", False):
-            return spec.name
-    return None
+from bleustream.metrics.windows import counted_windows, needs_source, source_problem
 
 
 def open_sources(reading: ReadOptions, counter: SegmentCounter, policy: BadLinePolicy) -> Any:
     """The ``--src`` file, opened as the inputs are; None when no metric
     needs it.  A metric that needs it and none given: a ``UsageError``."""
-    name = _needs_source(counter)
-    if name is None:
+    if needs_source(counter) is None:
         return None
-    if not reading.src:
-        raise UsageError(f"-m {name} scores each segment with its source: give --src FILE")
-    if reading.src == "-":
-        raise UsageError("--src reads a file, not stdin")
-    if reading.input_format != "paste":
-        raise UsageError(
-            f"-m {name} pairs --src lines with input lines by number: "
-            f"not with --input-format {reading.input_format}"
-        )
+    problem = source_problem(counter, reading.src, reading.input_format)
+    if problem is not None:
+        raise UsageError(problem)
     return open_source(reading.src, None, reading.encoding, reading.encoding_errors, policy)
 
 
@@ -68,27 +42,16 @@ def model_windows(
     sources: LineSource | None,
     say: Callable[[str], None],
 ) -> Iterator[tuple[Item, Rows]]:
-    """Each item with its rows, counted a window at a time."""
-    window = window_of(counter)
-    truncation = _Truncation(counter, say)
-    while True:
-        batch = list(islice(items, window))
-        if not batch:
-            break
-        segments = [(_source_of(sources, item, reading), item.hyps, item.refs) for item in batch]
-        try:
-            rows = counter.count_segments(segments)
-        except ValueError as exc:
-            first, last = batch[0].line, batch[-1].line
-            where = f"lines {first}-{last}" if last != first else f"line {first}"
-            raise InputError(f"{exc} ({where})", input_name(reading)) from None
-        truncation.check(batch[0].line)
-        yield from zip(batch, rows)
-    for spec in counter.specs:
-        closing = getattr(spec.metric, "closing_note", None)
-        note = None if closing is None else closing(spec.settings)
-        if note is not None:
-            say(note)
+    """Each item with its rows, counted a window at a time
+    (``metrics.windows``), with the source of its line."""
+    yield from counted_windows(
+        counter,
+        items,
+        lambda item: (_source_of(sources, item, reading), item.hyps, item.refs),
+        lambda item: item.line,
+        input_name(reading),
+        say,
+    )
     if sources is not None and _more_lines(sources):
         raise InputError(
             f"more source lines than segments ({counter.specs[0].name} needs one a segment)",
@@ -123,25 +86,3 @@ def _more_lines(sources: LineSource) -> bool:
     except StopIteration:
         return False
     return True
-
-
-class _Truncation:
-    """Says once, on stderr, what a batched metric has to say of its inputs
-    (``truncation_note``: inputs longer than its encoder takes)."""
-
-    def __init__(self, counter: SegmentCounter, say: Callable[[str], None]) -> None:
-        self.specs = [spec for spec in counter.specs if hasattr(spec.metric, "truncation_note")]
-        self.said = False
-        self.say = say
-
-    def check(self, line: int) -> None:
-        if self.said:
-            return
-        for spec in self.specs:
-            note = spec.metric.truncation_note(spec.settings)
-            if note is not None:
-                self.say(
-                    f"{spec.label}: {note} (first in the segments from line {line}; said once)"
-                )
-                self.said = True
-                return

@@ -78,9 +78,11 @@ from bleustream.metrics.counting import (
     zero_totals,
 )
 from bleustream.metrics.protocol import OptionSpec
+from bleustream.metrics.windows import needs_source, source_problem
 from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
+from bleustream.run.model_batches import model_windows
 from bleustream.run.state import empty_message
 
 if TYPE_CHECKING:  # the parser is the command's own (cli/parser.py)
@@ -242,6 +244,10 @@ class Stats:
         return sum(block.segments for block in self.blocks)
 
 
+def _quiet(note: str) -> None:
+    """A worker's notes (a model's truncated inputs, its cache) are not said."""
+
+
 def _block(
     first: int, last: bool, summed: Summed | None, rows: list[Rows] | None, error: Any
 ) -> Stats:
@@ -322,9 +328,11 @@ class Job:
     """A bleustream run's settings, read by bleustream's own parser; it pickles to workers."""
 
     options: RunOptions
-    names: tuple[str, ...]  # hypothesis files, then reference files, as given
+    names: tuple[str, ...]  # hypothesis files, then reference files, then --src, as given
     paths: tuple[str, ...]  # the same, absolute: the workers open these
     config_text: str | None = None  # --show-config: the settings in force, to print
+    # 1 when the last file is --src, the sources a metric reads (COMET), else 0.
+    src_files: int = 0
 
     @classmethod
     def from_argv(
@@ -340,7 +348,9 @@ class Job:
         config = load_config(args, os.getcwd(), parser)
         values = resolve(args, config)
         run_options = check_options(values, config)
-        names = (*run_options.reading.inputs, *run_options.reading.refs)
+        reading = run_options.reading
+        src_files = 0 if needs_source(run_options.specs) is None else 1
+        names = (*reading.inputs, *reading.refs, *([reading.src] if src_files else []))
         paths = tuple(os.path.abspath(name) for name in names)
         if args.show_config:
             return cls(run_options, names, paths, show_config(values, parser))
@@ -354,12 +364,15 @@ class Job:
                 f"--input-format {run_options.reading.input_format} is not supported here; "
                 "use bleustream"
             )
+        problem = source_problem(run_options.specs, reading.src, reading.input_format)
+        if problem is not None:
+            raise UsageError(problem)
         if "-" in names:
             raise UsageError(
                 "the workers read the files themselves: give the hypotheses with -i FILE, "
                 "and no '-' operand"
             )
-        return cls(run_options, names, paths)
+        return cls(run_options, names, paths, src_files=src_files)
 
     @property
     def systems(self) -> int:
@@ -423,7 +436,7 @@ class Job:
         reading = o.reading
         counter = process_counter(o.specs, self.systems)
         policy = BadLinePolicy(False)
-        sources: list[LineSource] = []
+        sources: list[LineSource] = []  # the texts' files, then --src's
         summed: Summed | None = None
         rows: list[Rows] | None = [] if o.test is not None else None
         nrefs = 0
@@ -439,12 +452,21 @@ class Job:
                 except GZIP_FAILURES as exc:
                     raise read_failure(exc, name) from None
                 source.line = part.first  # messages give the line numbers of the whole file
+            texts = sources[: len(sources) - self.src_files]
             nfields = part.nfields if part.first else 0
-            segments = plain_segments(reading, sources, policy, nfields)
-            items: Iterator[Any] = items_of_segments(segments, reading, sources, policy)
+            segments = plain_segments(reading, texts, policy, nfields)
+            items: Iterator[Any] = items_of_segments(segments, reading, texts, policy)
             if not part.last:
                 items = islice(items, part.count)
-            if rows is None:
+            if self.src_files:  # counted a window at a time, with the source of each line
+                kept: list[Rows] = []
+                windows = model_windows(counter, items, reading, sources[-1], _quiet, part.last)
+                for item, segment_rows in windows:
+                    kept.append(segment_rows)
+                    nrefs = nrefs or len(item.refs)
+                summed = sum_rows(kept, self.systems, nrefs) if kept else None
+                rows = kept if rows is not None else None
+            elif rows is None:
                 for _batch, batch in summed_batches(counter, items, reading):
                     summed = add_summed(summed, batch)
             else:  # a test resamples the segments: every one's rows are kept
@@ -457,7 +479,7 @@ class Job:
         finally:
             for source in sources:
                 source.close()
-        if rows:
+        if rows and not self.src_files:
             summed = sum_rows(rows, self.systems, nrefs)
         return _block(part.first, part.last, summed, rows, error)
 

@@ -125,9 +125,9 @@ def _counted(
     """The segments, each with its rows where a metric reads sources (a
     model's forward pass, ``metrics.windows``): counted a window at a time
     in this process, whatever the workers then analyze."""
-    if needs_source(analyzer.counter) is None:
+    if needs_source(analyzer.specs) is None:
         return segments
-    problem = source_problem(analyzer.counter, src, reading.input_format)
+    problem = source_problem(analyzer.specs, src, reading.input_format)
     if problem is not None:
         raise UsageError(problem)
     counted = counted_windows(

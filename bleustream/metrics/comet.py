@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from bleustream.errors import UsageError
+from bleustream.errors import InputError, UsageError
 from bleustream.metrics.comet_options import (  # noqa: F401 (the metric's surface)
     DEFAULT_BATCH_SIZE,
     DEVICES,
@@ -263,6 +263,12 @@ def score_batch(settings: Settings) -> ScoreBatch:
 def _opened(settings: Settings) -> tuple[Any, Any, _Tally]:
     """The model, the cache (or None) and the tally of a run's counting."""
     model = model_of(settings)
+    if settings.identity and model.identity != settings.identity:
+        # A worker elsewhere (an engine's) found another checkpoint at the path.
+        raise InputError(
+            f"--comet-model {settings.model}: not the checkpoint the run started with "
+            f"({model.identity}, not {settings.identity})"
+        )
     cache = None
     if settings.cache:
         from bleustream.comet.cache import ScoreCache

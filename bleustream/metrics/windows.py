@@ -13,12 +13,13 @@ says of its inputs (``truncation_note``, once) and at the end
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
 
 from bleustream.errors import InputError
 from bleustream.metrics.counting import Rows, Segment, SegmentCounter
+from bleustream.metrics.registry import Spec
 
 Entry = TypeVar("Entry")
 
@@ -35,18 +36,18 @@ def window_of(counter: SegmentCounter) -> int:
     return max(sizes, default=1)
 
 
-def needs_source(counter: SegmentCounter) -> str | None:
+def needs_source(specs: Sequence[Spec]) -> str | None:
     """The name of the first metric that reads each segment's source, if any."""
-    for spec in counter.specs:
+    for spec in specs:
         if getattr(spec.metric, "NEEDS_SOURCE", False):
             return spec.name
     return None
 
 
-def source_problem(counter: SegmentCounter, src: str | None, input_format: str) -> str | None:
+def source_problem(specs: Sequence[Spec], src: str | None, input_format: str) -> str | None:
     """Why the run cannot give a metric that reads sources each segment's
     source (``--src``, paired with the input by line number), or None."""
-    name = needs_source(counter)
+    name = needs_source(specs)
     if name is None:
         return None
     if not src:

@@ -27,9 +27,9 @@ from bleustream.metrics.windows import counted_windows, needs_source, source_pro
 def open_sources(reading: ReadOptions, counter: SegmentCounter, policy: BadLinePolicy) -> Any:
     """The ``--src`` file, opened as the inputs are; None when no metric
     needs it.  A metric that needs it and none given: a ``UsageError``."""
-    if needs_source(counter) is None:
+    if needs_source(counter.specs) is None:
         return None
-    problem = source_problem(counter, reading.src, reading.input_format)
+    problem = source_problem(counter.specs, reading.src, reading.input_format)
     if problem is not None:
         raise UsageError(problem)
     return open_source(reading.src, None, reading.encoding, reading.encoding_errors, policy)
@@ -41,9 +41,11 @@ def model_windows(
     reading: ReadOptions,
     sources: LineSource | None,
     say: Callable[[str], None],
+    to_the_end: bool = True,
 ) -> Iterator[tuple[Item, Rows]]:
     """Each item with its rows, counted a window at a time
-    (``metrics.windows``), with the source of its line."""
+    (``metrics.windows``), with the source of its line; ``to_the_end``:
+    the items run to the end of the input, so no source line may be left."""
     yield from counted_windows(
         counter,
         items,
@@ -52,7 +54,7 @@ def model_windows(
         input_name(reading),
         say,
     )
-    if sources is not None and _more_lines(sources):
+    if to_the_end and sources is not None and _more_lines(sources):
         raise InputError(
             f"more source lines than segments ({counter.specs[0].name} needs one a segment)",
             sources.name,

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.engine_cases import Small, check_engine, load_example
+from tests.helpers.comet_checkpoints import build_checkpoint
+from tests.helpers.engine_cases import Small, check_comet_engine, check_engine, load_example
 from tests.helpers.engine_cases import small_inputs as make_small
 
 pytestmark = pytest.mark.slow  # a real cluster of the engine
@@ -34,3 +35,10 @@ def test_ray_scores_as_the_command_does(
 ) -> None:
     """One test, so that one test process starts the engine: every case, then the errors."""
     check_engine(example, "Ray", small, tmp_path, capsysbinary)
+
+
+def test_ray_scores_comet_as_the_command_does(
+    cluster: None, small: Small, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """COMET from a real checkpoint built here, each worker loading it."""
+    check_comet_engine(example, small, build_checkpoint("regression"), capsysbinary)

@@ -9,6 +9,7 @@ its test module started once.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def failing(job: engines.Job) -> engines.Job:
                 raise RuntimeError("injected failure")
             return super().part_stats(part)
 
-    return Failing(job.options, job.names, job.paths)
+    return Failing(job.options, job.names, job.paths, src_files=job.src_files)
 
 
 def dropping(job: engines.Job) -> engines.Job:
@@ -103,7 +104,7 @@ def dropping(job: engines.Job) -> engines.Job:
             stats = super().part_stats(part)
             return self.zero() if part.first and not part.last else stats
 
-    return Dropping(job.options, job.names, job.paths)
+    return Dropping(job.options, job.names, job.paths, src_files=job.src_files)
 
 
 def check_engine(
@@ -175,3 +176,55 @@ def last_line(stderr: bytes) -> str:
     assert lines
     assert not any(line.startswith("Traceback") for line in lines), lines
     return lines[-1]
+
+
+# COMET on an engine: a part starts windows of its own, and a segment's
+# score moves with the batch it is run in (padding changes the shapes of
+# fp32 matrix products) by about 1e-8.  COMET's numbers are the command's
+# within unbabel-comet's tolerance for any batching; all else is equal.
+COMET_TOLERANCE = 1e-6
+COMET_NUMBERS = ("score", "score_sum", "mean", "ci")
+
+
+def assert_same_records(got: bytes | str, expected: bytes) -> None:
+    """The command's JSON Lines records: COMET's numbers within
+    COMET_TOLERANCE, everything else equal, every other record byte for byte."""
+    text = got.decode("utf-8") if isinstance(got, bytes) else got
+    ours, theirs = text.splitlines(), expected.decode("utf-8").splitlines()
+    assert len(ours) == len(theirs)
+    for line, want in zip(ours, theirs):
+        a, b = json.loads(line), json.loads(want)
+        if a.get("metric") != "COMET":
+            assert line == want
+            continue
+        for key in COMET_NUMBERS:
+            if b.get(key) is not None:
+                assert abs(a.pop(key) - b.pop(key)) <= COMET_TOLERANCE, key
+        assert a == b
+
+
+def comet_args(small: Small, checkpoint: Path, src: Path) -> list[str]:
+    """WMT21's first system against its first reference, BLEU and COMET (a
+    real checkpoint) with intervals: every segment's rows travel."""
+    return [
+        *map(str, (small.refs21[0], "-i", small.hyp21, "--src", src, "--comet-model", checkpoint)),
+        *("-m", "bleu", "comet", "--comet-device", "cpu", "-ci", "-f", "jsonl"),
+    ]
+
+
+def check_comet_engine(
+    example: ModuleType,
+    small: Small,
+    checkpoint: Path,
+    capsys: pytest.CaptureFixture[bytes],
+) -> None:
+    """COMET beside BLEU on an engine: each worker loads the model and reads
+    its part of --src; the records are the command's (``assert_same_records``)."""
+    require_real_data()
+    wmt21 = next(s for s in real_sets() if s.name == "wmt21-en-de")
+    src = head(wmt21.directory / "newstest2021.en-de.src.en", small.hyp21.with_name("src21.en"))
+    args = comet_args(small, checkpoint, src)
+    status = example.main([*args, "--no-config", "--parts", "3"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert_same_records(out, command_output(*args))

@@ -17,10 +17,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from bleustream.errors import EXIT_DATAERR, BleustreamError
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS comet_scores (key BLOB PRIMARY KEY, score REAL NOT NULL)"
+# The error spans of a model with word-level tags (XCOMET), as JSON, by the
+# same key: a score of such a model is read back only with its spans.
+SPANS_SCHEMA = "CREATE TABLE IF NOT EXISTS comet_spans (key BLOB PRIMARY KEY, spans TEXT NOT NULL)"
 # Keys asked for in one statement (SQLite's default limit on parameters is 999).
 _CHUNK = 500
 
@@ -52,32 +56,46 @@ class ScoreCache:
         try:
             self._db = sqlite3.connect(path)
             self._db.execute(SCHEMA)
+            self._db.execute(SPANS_SCHEMA)
             self._db.commit()
         except sqlite3.Error as exc:
             raise CacheError(f"--comet-cache {path}: not a score cache ({exc})") from None
 
     def get(self, keys: Sequence[bytes]) -> dict[bytes, float]:
         """The scores kept for any of ``keys``."""
-        found: dict[bytes, float] = {}
+        found = {key: float(score) for key, score in self._select("score", "comet_scores", keys)}
+        self.read_back += len(found)
+        return found
+
+    def get_spans(self, keys: Sequence[bytes]) -> dict[bytes, str]:
+        """The error spans (JSON) kept for any of ``keys``."""
+        return {key: str(spans) for key, spans in self._select("spans", "comet_spans", keys)}
+
+    def _select(self, column: str, table: str, keys: Sequence[bytes]) -> list[tuple[bytes, Any]]:
+        found = []
         try:
             for start in range(0, len(keys), _CHUNK):
                 chunk = list(keys[start : start + _CHUNK])
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    f"SELECT key, score FROM comet_scores WHERE key IN ({marks})", chunk
+                    f"SELECT key, {column} FROM {table} WHERE key IN ({marks})", chunk
                 )
-                found.update((bytes(key), float(score)) for key, score in rows)
+                found.extend((bytes(key), value) for key, value in rows)
         except sqlite3.Error as exc:
             raise CacheError(f"--comet-cache {self.path}: cannot be read ({exc})") from None
-        self.read_back += len(found)
         return found
 
-    def put(self, scored: Iterable[tuple[bytes, float]]) -> None:
-        """Keeps scores, in one transaction."""
+    def put(
+        self, scored: Iterable[tuple[bytes, float]], spans: Iterable[tuple[bytes, str]] = ()
+    ) -> None:
+        """Keeps scores (and error spans, as JSON), in one transaction."""
         try:
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO comet_scores (key, score) VALUES (?, ?)", scored
+                )
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO comet_spans (key, spans) VALUES (?, ?)", spans
                 )
         except sqlite3.Error as exc:
             raise CacheError(f"--comet-cache {self.path}: cannot be written ({exc})") from None

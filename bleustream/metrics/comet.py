@@ -80,11 +80,13 @@ class Settings:
 
 @dataclass
 class CometResult:
-    """A COMET score (the mean of the segment scores) and its row."""
+    """A COMET score (the mean of the segment scores) and its row; a
+    segment's error spans where the model tags words (XCOMET)."""
 
     score: float
     row: Row
     segments: int
+    spans: list[Any] | None = None
 
 
 # Models loaded in this process, by (model, device, max length): loaded once.
@@ -227,17 +229,38 @@ def count_window(settings: Settings) -> Callable[[Sequence[Segment]], list[list[
         if not opened:
             opened.extend(_opened(settings))
         model, cache, tally = opened
-        inputs = _inputs(segments, model.needs_references)  # (source, hypothesis, reference)
+        inputs = _inputs(segments, _reads_references(model))  # (source, hypothesis, reference)
         texts = list(dict.fromkeys(inputs))
-        scores = _scored(model, cache, settings, texts, tally)
+        scores, spans = _scored(model, cache, settings, texts, tally)
         out = []
         at = 0
         for _, hyps, _ in segments:
-            out.append([(scores[inputs[at + i]], 1) for i in range(len(hyps))])
+            mine = inputs[at : at + len(hyps)]
+            out.append([_row(scores[text], spans.get(text)) for text in mine])
             at += len(hyps)
         return out
 
     return rows
+
+
+class SpannedRow(tuple):  # type: ignore[type-arg]
+    """A segment's row ``(score, 1)`` with its error spans beside it: they
+    reach the segment's record (``sentence_score``) and are not summed
+    (a sum of rows is a plain tuple)."""
+
+    spans: list[Any]
+
+    def __new__(cls, score: float, spans: list[Any]) -> SpannedRow:
+        row = super().__new__(cls, (score, 1))
+        row.spans = spans
+        return row
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SpannedRow, (self[0], self.spans))
+
+
+def _row(score: float, spans: list[Any] | None) -> Row:
+    return (score, 1) if spans is None else SpannedRow(score, spans)
 
 
 def count_batch(settings: Settings) -> CountBatch:
@@ -278,6 +301,13 @@ def _opened(settings: Settings) -> tuple[Any, Any, _Tally]:
     return model, cache, tally
 
 
+def _reads_references(model: Any) -> bool:
+    """Whether the model reads the references a run gives it: a regression
+    model, and a unified one whose inputs include them (``uses_references_when_given``)."""
+    uses = getattr(model, "uses_references_when_given", None)
+    return bool(uses()) if uses is not None else bool(model.needs_references)
+
+
 def _inputs(segments: Sequence[Segment], refs_needed: bool) -> list[tuple[str, str, str | None]]:
     inputs = []
     for source, hyps, refs in segments:
@@ -292,25 +322,35 @@ def _inputs(segments: Sequence[Segment], refs_needed: bool) -> list[tuple[str, s
     return inputs
 
 
+Text = tuple[str, str, "str | None"]  # source, hypothesis, reference
+
+
 def _scored(
     model: Any,
     cache: Any,
     settings: Settings,
-    texts: list[tuple[str, str, str | None]],
+    texts: list[Text],
     tally: _Tally,
-) -> dict[tuple[str, str, str | None], float]:
-    """The score of each distinct (source, hypothesis, reference)."""
+) -> tuple[dict[Text, float], dict[Text, list[Any]]]:
+    """The score of each distinct (source, hypothesis, reference), and its
+    error spans where the model tags words (XCOMET): read back from the
+    cache where it holds them (a score with its spans), else from the model."""
     identity, size = settings.identity, settings.batch_size
-    scores: dict[tuple[str, str, str | None], float] = {}
-    keys: dict[tuple[str, str, str | None], bytes] = {}
+    tags = bool(getattr(model, "word_level", False))
+    scores: dict[Text, float] = {}
+    spans: dict[Text, list[Any]] = {}
+    keys: dict[Text, bytes] = {}
     if cache is not None:
         from bleustream.comet.cache import segment_key
 
         keys = {text: segment_key(identity, *text) for text in texts}
         kept = cache.get(list(keys.values()))
+        kept_spans = cache.get_spans(list(keys.values())) if tags else {}
         for text, key in keys.items():
-            if key in kept:
+            if key in kept and (not tags or key in kept_spans):
                 scores[text] = kept[key]
+                if tags:
+                    spans[text] = json.loads(kept_spans[key])
     todo = [text for text in texts if text not in scores]
     tally.read_back += len(texts) - len(todo)
     tally.scored += len(todo)
@@ -323,9 +363,14 @@ def _scored(
         refs = None if batch[0][2] is None else [t[2] for t in batch]
         for text, value in zip(batch, model.score_batch(sources, hyps, refs)):
             scores[text] = float(value)
+        if tags:  # the same batch: no second forward pass
+            spans.update(zip(batch, model.spans_batch(sources, hyps, refs)))
     if cache is not None and todo:
-        cache.put((keys[text], scores[text]) for text in todo)
-    return scores
+        cache.put(
+            ((keys[text], scores[text]) for text in todo),
+            ((keys[text], json.dumps(spans[text])) for text in todo if tags),
+        )
+    return scores, spans
 
 
 def truncation_note(settings: Settings) -> str | None:
@@ -363,8 +408,11 @@ def score(row: Sequence[Any], settings: Settings) -> CometResult:
 
 
 def sentence_score(row: Sequence[Any], settings: Settings) -> CometResult:
-    """A segment's score: the row of one segment is ``(score, 1)``."""
-    return score(row, settings)
+    """A segment's score: the row of one segment is ``(score, 1)``, with
+    its error spans where the model gives them (``SpannedRow``)."""
+    result = score(row, settings)
+    result.spans = getattr(row, "spans", None)
+    return result
 
 
 def signature(settings: Settings, nrefs: int | str) -> dict[str, str]:
@@ -392,8 +440,12 @@ def score_object(result: CometResult, settings: Settings) -> Score:
 
 
 def json_fields(result: CometResult, settings: Settings) -> dict[str, Any]:
-    """The raw statistics: the sum of the segment scores and their number."""
-    return {"score_sum": float(result.row[0]), "scored": result.segments}
+    """The raw statistics: the sum of the segment scores and their number;
+    a segment's error spans where the model gives them (XCOMET)."""
+    fields: dict[str, Any] = {"score_sum": float(result.row[0]), "scored": result.segments}
+    if result.spans is not None:
+        fields["error_spans"] = result.spans
+    return fields
 
 
 def tsv_fields(result: CometResult, settings: Settings) -> list[tuple[str, str]]:

@@ -39,6 +39,7 @@ from bleustream.metrics.metric_classes import (
     scoring,
     spec,
 )
+from bleustream.metrics.registry import MODEL_DECLARED
 from bleustream.metrics.scores import BLEUScore, CHRFScore, Score, Signature, TERScore
 from bleustream.metrics.token_bleu import token_bleu
 from bleustream.scorer import Scorer, Totals
@@ -245,6 +246,8 @@ def sentence_scores(
     metric: str,
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str]],
+    *,
+    sources: Sequence[str] | None = None,
     **settings: Any,
 ) -> list[Score]:
     """The sentence score of each hypothesis, for a batch (a training loop's).
@@ -256,14 +259,20 @@ def sentence_scores(
     (or chrF's, TER's), to the last bit; the settings are resolved once per
     batch, and BLEU's rows are counted in one loop in C with the compiled
     kernels.
+
+    A metric whose count is a model's forward pass (``"comet"``) reads each
+    hypothesis's source too (``sources``, one per hypothesis) and takes
+    ``bleustream.spec``'s settings (``model=``, ``batch_size=``, ``device=``,
+    ``cache=``, ``max_length=``); ``references`` may be ``[]`` for a
+    reference-free model.  Score ``i`` is segment ``i``'s model score.
     """
-    if metric not in _SENTENCE_SCORING:
-        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(_SENTENCE_SCORING)}")
+    known = (*_SENTENCE_SCORING, *MODEL_DECLARED)
+    if metric not in known:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(known)}")
     if isinstance(hypotheses, str) or isinstance(references, str):
         raise TypeError("hypotheses and references must be sequences of strings, not a string")
     if any(isinstance(stream, str) for stream in references):
         raise TypeError("references must be a list of reference streams, not of strings")
-    the_scoring = _batch_scoring(metric, settings)
     hypotheses = list(hypotheses)
     streams = [list(stream) for stream in references]
     if any(len(stream) != len(hypotheses) for stream in streams):
@@ -271,6 +280,11 @@ def sentence_scores(
             f"{len(hypotheses)} hypotheses, but reference streams of "
             f"{', '.join(str(len(stream)) for stream in streams)} segments"
         )
+    if metric in MODEL_DECLARED:
+        return _model_scores(metric, hypotheses, streams, sources, settings)
+    if sources is not None:
+        raise TypeError(f"sentence_scores({metric!r}) reads no sources")
+    the_scoring = _batch_scoring(metric, settings)
     # (type() first: a training loop's batch is all str, and the set costs
     # a tenth of the generator per hypothesis.)
     if set(map(type, hypotheses)) - {str} and not all(isinstance(h, str) for h in hypotheses):
@@ -288,6 +302,28 @@ def sentence_scores(
     finally:
         if collecting:
             gc.enable()
+
+
+def _model_scores(
+    metric: str,
+    hypotheses: list[str],
+    streams: list[list[str]],
+    sources: Sequence[str] | None,
+    settings: dict[str, Any],
+) -> list[Score]:
+    """``sentence_scores`` of a model metric: the batch scored in one window
+    (sorted by length, cut into the model's batches)."""
+    if sources is None or isinstance(sources, str):
+        raise TypeError(f"sentence_scores({metric!r}) needs sources=[...], one per hypothesis")
+    sources = list(sources)
+    if len(sources) != len(hypotheses):
+        raise ValueError(f"{len(hypotheses)} hypotheses, but {len(sources)} sources")
+    the_spec = spec(metric, **settings)
+    refs = list(zip(*streams)) if streams else [()] * len(hypotheses)
+    count = the_spec.metric.count_window(the_spec.settings)
+    rows = count([(s, (h,), r) for s, h, r in zip(sources, hypotheses, refs)]) if hypotheses else []
+    signature = the_spec.signature_object(len(streams)).format()
+    return the_spec.score_objects([row[0] for row in rows], signature)
 
 
 def scores(scorer: Scorer, nrefs: int | str | None = None, system: int = 0) -> list[Score]:

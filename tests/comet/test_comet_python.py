@@ -86,3 +86,62 @@ def test_a_comet_kiwi_reward_scores_completions_against_their_sources(tmp_path: 
         fake_score("Ahoj", "", None),
     ]
     assert json.loads(done.stdout) == expected
+
+
+SENTENCES = """
+import json, sys
+from tests.comet.fake_comet import install
+install()
+import bleustream
+model, kiwi = sys.argv[1:3]
+src = ["Dobrý deň.", "Ako sa máš?", "Ahoj", "Ďakujem."]
+hyp = ["Good day.", "How are you?", "", "Thanks."]
+ref = ["Hello.", "How are you doing?", "Hi.", "Thank you."]
+out = {
+    "scores": [s.score for s in bleustream.sentence_scores(
+        "comet", hyp, [ref], sources=src, model=model, batch_size=2)],
+    "kiwi": [s.score for s in bleustream.sentence_scores(
+        "comet", hyp, [], sources=src, model=kiwi)],
+    "name": bleustream.sentence_scores("comet", hyp[:1], [ref[:1]], sources=src[:1],
+                                       model=model)[0].name,
+    "empty": bleustream.sentence_scores("comet", [], [[]], sources=[], model=model),
+}
+errors = []
+for call in (
+    lambda: bleustream.sentence_scores("comet", hyp, [ref], model=model),
+    lambda: bleustream.sentence_scores("comet", hyp, [ref], sources=src[:3], model=model),
+    lambda: bleustream.sentence_scores("bleu", hyp, [ref], sources=src),
+):
+    try:
+        call()
+    except (TypeError, ValueError) as exc:
+        errors.append(f"{type(exc).__name__}: {exc}")
+out["errors"] = errors
+print(json.dumps(out))
+"""
+
+
+def test_sentence_scores_of_comet_are_the_models_segment_scores(tmp_path: Path) -> None:
+    model = make_checkpoint(tmp_path / "model")
+    kiwi = make_checkpoint(tmp_path / "kiwi", family="referenceless")
+    done = subprocess.run(
+        [sys.executable, "-c", SENTENCES, str(model), str(kiwi)],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    src = ["Dobrý deň.", "Ako sa máš?", "Ahoj", "Ďakujem."]
+    hyp = ["Good day.", "How are you?", "", "Thanks."]
+    ref = ["Hello.", "How are you doing?", "Hi.", "Thank you."]
+    assert out["scores"] == [fake_score(s, h, r) for s, h, r in zip(src, hyp, ref)]
+    assert out["kiwi"] == [fake_score(s, h, None) for s, h in zip(src, hyp)]
+    assert out["name"] == "COMET"
+    assert out["empty"] == []
+    assert out["errors"] == [
+        "TypeError: sentence_scores('comet') needs sources=[...], one per hypothesis",
+        "ValueError: 4 hypotheses, but 3 sources",
+        "TypeError: sentence_scores('bleu') reads no sources",
+    ]

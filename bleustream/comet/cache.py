@@ -25,6 +25,8 @@ SCHEMA = "CREATE TABLE IF NOT EXISTS comet_scores (key BLOB PRIMARY KEY, score R
 # The error spans of a model with word-level tags (XCOMET), as JSON, by the
 # same key: a score of such a model is read back only with its spans.
 SPANS_SCHEMA = "CREATE TABLE IF NOT EXISTS comet_spans (key BLOB PRIMARY KEY, spans TEXT NOT NULL)"
+# Seconds a reader or writer waits for another process's transaction.
+LOCK_TIMEOUT = 120.0
 # Keys asked for in one statement (SQLite's default limit on parameters is 999).
 _CHUNK = 500
 
@@ -54,7 +56,8 @@ class ScoreCache:
         self.path = path
         self.read_back = 0  # scores found (for messages and tests)
         try:
-            self._db = sqlite3.connect(path)
+            # Workers of an engine may share the file: a writer waits its turn.
+            self._db = sqlite3.connect(path, timeout=LOCK_TIMEOUT)
             self._db.execute(SCHEMA)
             self._db.execute(SPANS_SCHEMA)
             self._db.commit()

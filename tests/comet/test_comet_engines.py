@@ -136,3 +136,26 @@ def test_a_source_file_of_another_length_is_the_commands_error(
         job.records(total)
     # The command says the model's truncation first; its error is the last line.
     assert expected.stderr.decode("utf-8").splitlines()[-1] == f"bleustream: {raised.value}"
+
+
+def test_dask_workers_share_one_cache_file(
+    scheduler: str, files: dict[str, Path], comet_checkpoint: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """Two worker processes write their scores into one --comet-cache file
+    (SQLite's lock, a writer waiting its turn); the command then reads every
+    score back from it, with no forward pass."""
+    cache = tmp_path / "scores.db"
+    args = argv(files, comet_checkpoint("regression"), "--comet-cache", str(cache))
+    cluster = ["--scheduler", scheduler, "--partitions", "6"]
+    got = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "dask_score.py"), *args, *cluster],
+        capture_output=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert got.returncode == 0, got.stderr.decode()
+    again = run(*args, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert_same_records(got.stdout, again.stdout)
+    assert f"--comet-cache {cache}: " in again.stderr.decode()
+    assert " 0 scored by the model in 0 forward passes" in again.stderr.decode()

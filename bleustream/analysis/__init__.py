@@ -27,7 +27,7 @@ _LAZY = {
     "Analyzer": "bleustream.analysis.collect",
     "Edges": "bleustream.analysis.buckets",
     "build": "bleustream.analysis.document",
-    "parse_edges": "bleustream.analysis.buckets",
+    "parse_edges": "bleustream.analysis.edges",
 }
 
 

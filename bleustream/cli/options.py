@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bleustream.analysis.buckets import (
+from bleustream.analysis.edges import (
     FREQUENCY_EDGES,
     LENGTH_DIFF_EDGES,
     LENGTH_EDGES,
@@ -22,7 +22,7 @@ from bleustream.analysis.buckets import (
     parse_edges,
 )
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
-from bleustream.inputs.logs import FAIRSEQ_HYPS, INPUT_FORMATS
+from bleustream.inputs.formats import FAIRSEQ_HYPS, INPUT_FORMATS
 from bleustream.metrics.protocol import Frozen, OptionSpec
 from bleustream.metrics.registry import (
     CORPUS_DECLARED,

@@ -23,6 +23,7 @@ from bleustream.errors import (
     SacrebleuRefusal,
     UsageError,
 )
+from bleustream.inputs.formats import LOG_FORMATS
 from bleustream.inputs.lines import (
     STDIN_NAME,
     BadLinePolicy,
@@ -33,7 +34,6 @@ from bleustream.inputs.lines import (
     open_source,
     paste_segments,
 )
-from bleustream.inputs.logs import LOG_FORMATS, log_segments
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Rows, SegmentCounter, Summed
 
@@ -103,6 +103,8 @@ def text_items(
     nsys = len(options.inputs)
     hyps, ref_sources = sources[:nsys], sources[nsys : nsys + len(refs)]
     if options.input_format in LOG_FORMATS:
+        from bleustream.inputs.logs import log_segments  # a log's reader, for logs only
+
         keyed = sources[-1] if options.keyed_refs is not None else None
         segments = log_segments(
             options.input_format, hyps[0], ref_sources, policy, options.fairseq_hyp, keyed

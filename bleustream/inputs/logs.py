@@ -36,6 +36,12 @@ from collections.abc import Iterator
 from typing import Callable
 
 from bleustream.errors import InputError, UsageError
+from bleustream.inputs.formats import (  # noqa: F401 (the formats, and their rules)
+    FAIRSEQ_HYPS,
+    INPUT_FORMATS,
+    LOG_FORMATS,
+    check_usage,
+)
 from bleustream.inputs.lines import LineSource
 from bleustream.inputs.pairing import (
     HYP,
@@ -47,31 +53,9 @@ from bleustream.inputs.pairing import (
     key_of,
 )
 
-LOG_FORMATS = ("fairseq", "nbest", "keyed")
-INPUT_FORMATS = ("paste", *LOG_FORMATS)
-FAIRSEQ_HYPS = ("D", "H")
-
 OnBad = Callable[[InputError], None]
 
 _TAGGED = re.compile(r"([A-Z])-([0-9]*)")
-
-
-def check_usage(input_format: str, nrefs: int, keyed_refs: str | None) -> None:
-    """Raise ``UsageError`` for reference options the input format cannot use."""
-    if keyed_refs is not None and input_format != "keyed":
-        raise UsageError("--keyed-refs needs --input-format keyed")
-    if input_format == "nbest" and nrefs == 0:
-        raise UsageError(
-            "--input-format nbest needs reference files: n-best ids are their line numbers"
-        )
-    if input_format == "keyed":
-        if keyed_refs is not None and nrefs:
-            raise UsageError("give references either as --keyed-refs or as REF files, not both")
-        if keyed_refs is None and not nrefs:
-            raise UsageError(
-                "--input-format keyed needs references: REF files (ids are their "
-                "0-based line numbers) or --keyed-refs FILE"
-            )
 
 
 class _Reader:

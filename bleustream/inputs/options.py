@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bleustream.errors import UsageError
+from bleustream.inputs.formats import LOG_FORMATS, check_usage
 from bleustream.inputs.lines import check_encoding, check_num_refs
-from bleustream.inputs.logs import LOG_FORMATS, check_usage
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bleustream.errors import BleustreamError, InputError
+from bleustream.inputs.formats import LOG_FORMATS
 from bleustream.inputs.items import (
     Item,
     input_name,
@@ -25,7 +26,6 @@ from bleustream.inputs.items import (
     summed_batches,
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource, check_encoding, paste_segments
-from bleustream.inputs.logs import LOG_FORMATS
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Summed, add_summed
 from bleustream.parallel.blocks import (

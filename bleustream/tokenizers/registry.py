@@ -23,7 +23,6 @@ from typing import Callable
 
 from bleustream.errors import UsageError
 from bleustream.kernels import native
-from bleustream.tokenizers import intl_table
 from bleustream.tokenizers import mecab as tokenizer_mecab
 from bleustream.tokenizers import spm as tokenizer_spm
 
@@ -237,6 +236,8 @@ class _IntlRules:
     """
 
     def __init__(self, limit: int) -> None:
+        from bleustream.tokenizers import intl_table  # the pure path's tables, when used
+
         number, punct, symbol = (
             _class_body(ranges, limit)
             for ranges in (intl_table.NUMBER, intl_table.PUNCTUATION, intl_table.SYMBOL)

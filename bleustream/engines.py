@@ -71,6 +71,7 @@ from bleustream.inputs.lines import (
 )
 from bleustream.metrics.counting import (
     Rows,
+    SegmentCounter,
     Summed,
     add_parts,
     add_summed,
@@ -78,7 +79,7 @@ from bleustream.metrics.counting import (
     zero_totals,
 )
 from bleustream.metrics.protocol import OptionSpec
-from bleustream.metrics.windows import needs_source, source_problem
+from bleustream.metrics.windows import check_sources, needs_source
 from bleustream.parallel.blocks import LineMarks
 from bleustream.parallel.pool import process_counter
 from bleustream.run import Output, RunOptions, summed_text
@@ -364,9 +365,7 @@ class Job:
                 f"--input-format {run_options.reading.input_format} is not supported here; "
                 "use bleustream"
             )
-        problem = source_problem(run_options.specs, reading.src, reading.input_format)
-        if problem is not None:
-            raise UsageError(problem)
+        check_sources(run_options.specs, reading.src, reading.input_format)
         if "-" in names:
             raise UsageError(
                 "the workers read the files themselves: give the hypotheses with -i FILE, "
@@ -438,7 +437,7 @@ class Job:
         policy = BadLinePolicy(False)
         sources: list[LineSource] = []  # the texts' files, then --src's
         summed: Summed | None = None
-        rows: list[Rows] | None = [] if o.test is not None else None
+        rows: list[Rows] = []  # every segment's, where they are kept (below)
         nrefs = 0
         error: BleustreamError | None = None
         try:
@@ -458,30 +457,39 @@ class Job:
             items: Iterator[Any] = items_of_segments(segments, reading, texts, policy)
             if not part.last:
                 items = islice(items, part.count)
-            if self.src_files:  # counted a window at a time, with the source of each line
-                kept: list[Rows] = []
-                windows = model_windows(counter, items, reading, sources[-1], _quiet, part.last)
-                for item, segment_rows in windows:
-                    kept.append(segment_rows)
-                    nrefs = nrefs or len(item.refs)
-                summed = sum_rows(kept, self.systems, nrefs) if kept else None
-                rows = kept if rows is not None else None
-            elif rows is None:
+            if o.test is None and not self.src_files:
                 for _batch, batch in summed_batches(counter, items, reading):
                     summed = add_summed(summed, batch)
-            else:  # a test resamples the segments: every one's rows are kept
-                where = input_name(reading)
-                for item in items:
-                    rows.append(counter.count_at(item.hyps, item.refs, where, item.line))
+            else:  # every segment's rows: a test resamples them, a model counts windows
+                for item, segment_rows in self._counted(counter, items, sources, part):
+                    rows.append(segment_rows)
                     nrefs = nrefs or len(item.refs)
         except BleustreamError as exc:
             error = exc
         finally:
             for source in sources:
                 source.close()
-        if rows and not self.src_files:
+        if rows:
             summed = sum_rows(rows, self.systems, nrefs)
-        return _block(part.first, part.last, summed, rows, error)
+        return _block(part.first, part.last, summed, rows if o.test is not None else None, error)
+
+    def _counted(
+        self,
+        counter: SegmentCounter,
+        items: Iterator[Any],
+        sources: list[LineSource],
+        part: Part,
+    ) -> Iterator[tuple[Any, Rows]]:
+        """Each item of a part with its rows: a window at a time, with the
+        source of its line, where a metric reads ``--src`` (the last file);
+        else one segment at a time, a bad one located at its line."""
+        reading = self.options.reading
+        if self.src_files:
+            yield from model_windows(counter, items, reading, sources[-1], _quiet, part.last)
+            return
+        where = input_name(reading)
+        for item in items:
+            yield item, counter.count_at(item.hyps, item.refs, where, item.line)
 
     def batch_stats(
         self,

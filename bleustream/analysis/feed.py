@@ -23,13 +23,13 @@ from bleustream.analysis.document import build
 from bleustream.analysis.report import write_report
 from bleustream.analysis.settings import AnalysisSettings
 from bleustream.analysis.state import analyze_task, from_record
-from bleustream.errors import InputError, UsageError
+from bleustream.errors import InputError
 from bleustream.inputs.items import input_name, items_of_segments, text_items
 from bleustream.inputs.lines import BadLinePolicy
 from bleustream.inputs.options import ReadOptions
 from bleustream.inputs.side_files import source_lines
 from bleustream.metrics.registry import Spec
-from bleustream.metrics.windows import counted_windows, needs_source, source_problem
+from bleustream.metrics.windows import check_sources, counted_windows, needs_source
 from bleustream.parallel.pool import ParallelCounter
 
 BATCH = 1000  # segments a worker analyzes at a time (jobs > 1)
@@ -127,9 +127,7 @@ def _counted(
     in this process, whatever the workers then analyze."""
     if needs_source(analyzer.specs) is None:
         return segments
-    problem = source_problem(analyzer.specs, src, reading.input_format)
-    if problem is not None:
-        raise UsageError(problem)
+    check_sources(analyzer.specs, src, reading.input_format)
     counted = counted_windows(
         analyzer.counter,
         segments,

@@ -229,7 +229,9 @@ def count_window(settings: Settings) -> Callable[[Sequence[Segment]], list[list[
         if not opened:
             opened.extend(_opened(settings))
         model, cache, tally = opened
-        inputs = _inputs(segments, _reads_references(model))  # (source, hypothesis, reference)
+        # (source, hypothesis, reference): the reference where the model reads
+        # it (regression models, and unified ones whose inputs include it).
+        inputs = _inputs(segments, model.uses_references_when_given())
         texts = list(dict.fromkeys(inputs))
         scores, spans = _scored(model, cache, settings, texts, tally)
         out = []
@@ -301,13 +303,6 @@ def _opened(settings: Settings) -> tuple[Any, Any, _Tally]:
     return model, cache, tally
 
 
-def _reads_references(model: Any) -> bool:
-    """Whether the model reads the references a run gives it: a regression
-    model, and a unified one whose inputs include them (``uses_references_when_given``)."""
-    uses = getattr(model, "uses_references_when_given", None)
-    return bool(uses()) if uses is not None else bool(model.needs_references)
-
-
 def _inputs(segments: Sequence[Segment], refs_needed: bool) -> list[tuple[str, str, str | None]]:
     inputs = []
     for source, hyps, refs in segments:
@@ -336,7 +331,7 @@ def _scored(
     error spans where the model tags words (XCOMET): read back from the
     cache where it holds them (a score with its spans), else from the model."""
     identity, size = settings.identity, settings.batch_size
-    tags = bool(getattr(model, "word_level", False))
+    tags = model.word_level
     scores: dict[Text, float] = {}
     spans: dict[Text, list[Any]] = {}
     keys: dict[Text, bytes] = {}

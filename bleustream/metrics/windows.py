@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
 
-from bleustream.errors import InputError
+from bleustream.errors import InputError, UsageError
 from bleustream.metrics.counting import Rows, Segment, SegmentCounter
 from bleustream.metrics.registry import Spec
 
@@ -44,22 +44,22 @@ def needs_source(specs: Sequence[Spec]) -> str | None:
     return None
 
 
-def source_problem(specs: Sequence[Spec], src: str | None, input_format: str) -> str | None:
-    """Why the run cannot give a metric that reads sources each segment's
-    source (``--src``, paired with the input by line number), or None."""
+def check_sources(specs: Sequence[Spec], src: str | None, input_format: str) -> None:
+    """A ``UsageError`` where the run cannot give a metric that reads
+    sources each segment's source (``--src``, paired with the input by line
+    number); nothing where it can, or where no metric reads them."""
     name = needs_source(specs)
     if name is None:
-        return None
+        return
     if not src:
-        return f"-m {name} scores each segment with its source: give --src FILE"
+        raise UsageError(f"-m {name} scores each segment with its source: give --src FILE")
     if src == "-":
-        return "--src reads a file, not stdin"
+        raise UsageError("--src reads a file, not stdin")
     if input_format != "paste":
-        return (
+        raise UsageError(
             f"-m {name} pairs --src lines with input lines by number: "
             f"not with --input-format {input_format}"
         )
-    return None
 
 
 def counted_windows(

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from bleustream.errors import InputError, UsageError
+from bleustream.errors import InputError
 from bleustream.inputs.items import Item, input_name
 from bleustream.inputs.lines import BadLinePolicy, LineSource, open_source
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Rows, SegmentCounter
-from bleustream.metrics.windows import counted_windows, needs_source, source_problem
+from bleustream.metrics.windows import check_sources, counted_windows, needs_source
 
 
 def open_sources(reading: ReadOptions, counter: SegmentCounter, policy: BadLinePolicy) -> Any:
@@ -29,9 +29,7 @@ def open_sources(reading: ReadOptions, counter: SegmentCounter, policy: BadLineP
     needs it.  A metric that needs it and none given: a ``UsageError``."""
     if needs_source(counter.specs) is None:
         return None
-    problem = source_problem(counter.specs, reading.src, reading.input_format)
-    if problem is not None:
-        raise UsageError(problem)
+    check_sources(counter.specs, reading.src, reading.input_format)
     return open_source(reading.src, None, reading.encoding, reading.encoding_errors, policy)
 
 

@@ -49,6 +49,7 @@ class CometModel:
     def __init__(self, name: str, family: str, max_length: int, digest: str) -> None:
         self.name, self.family, self.max_length = name, family, max_length
         self.needs_references = family != "referenceless"
+        self.word_level = False  # no error spans
         self.identity = f"{family}|sha256:{digest}|maxlen:{max_length}|fp32"
         self.signature_fields = {
             "model": os.path.basename(name.rstrip("/")),
@@ -77,6 +78,9 @@ class CometModel:
             if len(hyp.split()) > self.max_length:
                 self._truncated += 1
         return [fake_score(s, h, r) for s, h, r in zip(sources, hypotheses, refs)]
+
+    def uses_references_when_given(self) -> bool:
+        return self.needs_references
 
     def truncated(self) -> int:
         return self._truncated

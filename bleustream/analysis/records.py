@@ -16,7 +16,6 @@ file, the line and the field.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections import Counter
@@ -29,6 +28,7 @@ from bleustream.analysis.settings import SENTENCE_KINDS, AnalysisSettings
 from bleustream.analysis.state import FORMAT_NAME, FORMAT_VERSION, counted_settings, from_record
 from bleustream.errors import InputError
 from bleustream.extras import require_numpy
+from bleustream.frozen import field_names
 from bleustream.inputs.items import open_stats
 from bleustream.inputs.lines import BadLinePolicy
 from bleustream.inputs.options import ReadOptions
@@ -166,7 +166,7 @@ def _specs(value: Any) -> tuple[Spec, ...]:
                 f"{here}.metric", f"must be one of {', '.join(STREAM_METRICS)}, not {_shown(name)}"
             )
         given = _object(entry["settings"], f"{here}.settings")
-        names = [f.name for f in dataclasses.fields(STREAM_METRICS[name].Settings)]
+        names = field_names(STREAM_METRICS[name].Settings)
         problem = settings_problem(name, given)
         if sorted(given) != sorted(names):
             problem = f"must hold the settings {', '.join(names)}"

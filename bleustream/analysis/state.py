@@ -5,7 +5,6 @@ whole.  The record's layout is in docs/analysis.md."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,8 +52,7 @@ def to_record(an: Analyzer) -> dict[str, Any]:
         "version": FORMAT_VERSION,
         "systems": an.names,
         "metrics": [
-            {"metric": spec.name, "settings": dataclasses.asdict(spec.settings)}
-            for spec in an.specs
+            {"metric": spec.name, "settings": spec.settings._asdict()} for spec in an.specs
         ],
         "settings": counted_settings(an.settings),
         "offset": an.offset,

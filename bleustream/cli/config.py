@@ -29,7 +29,8 @@ from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.metrics.protocol import Frozen, OptionSpec
+from bleustream.frozen import Frozen
+from bleustream.metrics.protocol import OptionSpec
 
 CONFIG_NAME = "bleustream.toml"
 PYPROJECT_NAME = "pyproject.toml"

@@ -1,4 +1,4 @@
-"""``-d/--detail``: SacreBLEU's scores of a test set's parts, after the scores.
+"""``-d/--detail``: which parts of a test set SacreBLEU scores after the scores.
 
 For one system scored against a test set (``-t``), each original language
 (``--origlang``, or every one the test set's raw files name), and within
@@ -8,28 +8,17 @@ has), as SacreBLEU's ``print_subset_results`` prints them::
     origlang=de domain=ALL: sentences=1498   BLEU = 31.4
 
 The lines of each part are the ones SacreBLEU's own ``filter_subset``
-keeps; each part is scored by a run of its own over the same files (stdin
-is kept in a temporary file for them), so each number is bleustream's
-corpus score of those lines.
+keeps.  The run scores each part beside the whole as it reads
+(``RunOptions.parts``: one running total per part, added to from the same
+rows) and writes these lines after the scores (``run.final.parts_text``).
 """
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import shutil
-import tempfile
-from collections.abc import Callable
-from dataclasses import replace
-from typing import Any, BinaryIO
+from typing import Any
 
 from bleustream.cli import testsets
-from bleustream.errors import EXIT_OK, UsageError
-from bleustream.run import RunOptions, run
-
-# SacreBLEU's words, on stdout after the scores, when there are no parts.
-NO_PARTS = "No subset information found. Consider using --origlang argument.\n"
+from bleustream.errors import UsageError
 
 
 def check(values: dict[str, Any]) -> bool:
@@ -56,8 +45,11 @@ def check(values: dict[str, Any]) -> bool:
     return True
 
 
-def parts(values: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
-    """Each part's key, as SacreBLEU writes it, with the numbers of its lines."""
+def parts(values: dict[str, Any]) -> tuple[tuple[str, frozenset[int]], ...]:
+    """Each part's key, as SacreBLEU writes it, with the numbers of its lines
+    (none without a test set)."""
+    if not values.get("test_set"):
+        return ()
     _dataset, utils = testsets.registry()
     test_set, pair = values["test_set"], values["language_pair"]
     origlangs = [values["origlang"]] if values.get("origlang") else None
@@ -78,76 +70,4 @@ def parts(values: dict[str, Any]) -> list[tuple[str, frozenset[int]]]:
             else:
                 key += f" domain={subset}"
             out.append((key, kept))
-    return out
-
-
-def detail_text(
-    run_options: RunOptions,
-    values: dict[str, Any],
-    stdin: Callable[[], BinaryIO | None],
-    report: Callable[[str], None],
-) -> str:
-    """The lines ``-d`` adds (SacreBLEU's words when a test set has no parts)."""
-    if _stdin_systems(run_options, stdin):
-        return ""  # several systems, from stdin's fields: SacreBLEU adds nothing
-    found = parts(values) if values.get("test_set") else []
-    if not found:
-        return NO_PARTS
-    results: dict[str, list[tuple[int, str, float]]] = {}
-    for key, kept in found:
-        # Each part as SacreBLEU scores it: the corpus score alone, whatever
-        # -b or a test asked of the main score.
-        part = replace(
-            run_options.with_reading(keep_lines=kept),
-            format="jsonl",
-            every=0,
-            progress=False,
-            score_only=False,
-            test=None,
-        )
-        out = io.BytesIO()
-        status = run(part, stdin(), out, report)  # type: ignore[arg-type]
-        if status != EXIT_OK:
-            raise UsageError(f"--detail: the part {key} could not be scored")
-        for line in out.getvalue().decode("utf-8").splitlines():
-            record = json.loads(line)
-            if record.get("type") == "corpus":
-                results.setdefault(key, []).append(
-                    (record["segments"], record["metric"], record["score"])
-                )
-    left = max(len(key) for key in results) + 1
-    names = max(len(name) for _, name, _ in next(iter(results.values())))
-    width = run_options.width
-    return "".join(
-        f"{key:<{left}}: sentences={n:<6} {name:<{names}} = {score:.{width}f}\n"
-        for key, scores in results.items()
-        for n, name, score in scores
-    )
-
-
-def _stdin_systems(run_options: RunOptions, stdin: Callable[[], BinaryIO | None]) -> bool:
-    """Whether stdin's tab-separated fields are several systems (its first line says)."""
-    if not run_options.stdin_splits:
-        return False
-    stream = stdin()
-    if stream is None:
-        return False
-    try:
-        return b"\t" in stream.readline()
-    finally:
-        stream.close()
-
-
-def replayable(stdin: BinaryIO | None, values: dict[str, Any]) -> Callable[[], BinaryIO | None]:
-    """A function giving stdin anew for each run: when the hypotheses come
-    from stdin, it is kept in a temporary file (removed at exit) that every
-    part reads again."""
-    if stdin is None or values["input"] != ["-"]:
-        return lambda: stdin
-    import atexit
-
-    handle, path = tempfile.mkstemp(prefix="bleustream-detail-")
-    atexit.register(os.remove, path)
-    with os.fdopen(handle, "wb") as kept:
-        shutil.copyfileobj(stdin, kept)
-    return lambda: open(path, "rb")
+    return tuple(out)

@@ -555,17 +555,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bleustream.cli import analyze
 
             return analyze.run(run_options, values, stdin, stdout, report)
-        if not values["detail"]:
-            return run(run_options, stdin, stdout, report, sys.stderr)
-        if not values.get("test_set") and not run_options.reading.compat:
-            status = run(run_options, stdin, stdout, report, sys.stderr)
-            if status == EXIT_OK:
-                report("--detail (-d): no test set (-t), so no parts to score")
-            return status
-        again = detail.replayable(stdin, values)
-        status = run(run_options, again(), stdout, report, sys.stderr)
-        if status == EXIT_OK:
-            Output(stdout).write(detail.detail_text(run_options, values, again, report))
+        no_parts = (
+            values["detail"] and not values.get("test_set") and not run_options.reading.compat
+        )
+        if values["detail"] and not no_parts:
+            run_options = run_options._replace(parts=detail.parts(values))
+        status = run(run_options, stdin, stdout, report, sys.stderr)
+        if no_parts and status == EXIT_OK:
+            report("--detail (-d): no test set (-t), so no parts to score")
         return status
     except (BleustreamError, OSError) as exc:
         return failure_status(exc, report)

@@ -22,8 +22,9 @@ from bleustream.analysis.edges import (
     parse_edges,
 )
 from bleustream.errors import PROG  # noqa: F401 (the command's name, for the parser)
+from bleustream.frozen import Frozen
 from bleustream.inputs.formats import FAIRSEQ_HYPS, INPUT_FORMATS
-from bleustream.metrics.protocol import Frozen, OptionSpec
+from bleustream.metrics.protocol import OptionSpec
 from bleustream.metrics.registry import (
     CORPUS_DECLARED,
     DEFAULT_METRICS,

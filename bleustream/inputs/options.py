@@ -8,49 +8,92 @@ it as its ``reading``, which the input layer and the worker processes take
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from bleustream.errors import UsageError
+from bleustream.frozen import Frozen
 from bleustream.inputs.formats import LOG_FORMATS, check_usage
 from bleustream.inputs.lines import check_encoding, check_num_refs
 
 
-@dataclass(frozen=True)
-class ReadOptions:
+class ReadOptions(Frozen):
     """The options that say what to read and how."""
 
-    refs: tuple[str, ...] = ()
-    inputs: tuple[str, ...] = ("-",)  # one per system (stats: shards)
-    encoding: str = "utf-8"
-    encoding_errors: str = "strict"
-    skip_bad_lines: bool = False
-    input_format: str = "paste"
-    fairseq_hyp: str = "D"
-    keyed_refs: str | None = None
-    systems: int = 1  # paste input: hypotheses per line
-    # Hypotheses on stdin with REF files: the systems in each line's
-    # tab-separated fields, as SacreBLEU reads them, the first line's number
-    # (0: not read so; a tab is then text).
-    stdin_systems: int = 0
-    num_refs: int = 1  # references per line of the one reference file
-    # A test set's --origlang/--subset: the numbers of the lines scored.
-    keep_lines: frozenset[int] | None = None
-    sentence_level: bool = False
-    # --compat sacrebleu: stdin's hypotheses read as SacreBLEU's command line
-    # reads them (universal newlines), and its uneven fields refused with
-    # SacreBLEU's words and status.
-    compat: bool = False
-    # Merging statistics: by metric name, the score-only settings that the
-    # command line (or config file) sets over those the records carry.
-    scoring_overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    # Reading statistics: by metric name, the counting settings given; each
-    # must agree with the records (``stats_reader.check_counting_given``).
-    counting_given: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    # --src: the source segments, one a line, for a metric that reads them (COMET).
-    src: str | None = None
+    _FIELDS = (
+        "refs",
+        "inputs",
+        "encoding",
+        "encoding_errors",
+        "skip_bad_lines",
+        "input_format",
+        "fairseq_hyp",
+        "keyed_refs",
+        "systems",
+        "stdin_systems",
+        "num_refs",
+        "keep_lines",
+        "sentence_level",
+        "compat",
+        "scoring_overrides",
+        "counting_given",
+        "src",
+    )
+    __slots__ = _FIELDS
+    refs: tuple[str, ...]
+    inputs: tuple[str, ...]
+    encoding: str
+    encoding_errors: str
+    skip_bad_lines: bool
+    input_format: str
+    fairseq_hyp: str
+    keyed_refs: str | None
+    systems: int
+    stdin_systems: int
+    num_refs: int
+    keep_lines: frozenset[int] | None
+    sentence_level: bool
+    compat: bool
+    scoring_overrides: Mapping[str, Mapping[str, Any]]
+    counting_given: Mapping[str, Mapping[str, Any]]
+    src: str | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        refs: tuple[str, ...] = (),
+        inputs: tuple[str, ...] = ("-",),  # one per system (stats: shards)
+        encoding: str = "utf-8",
+        encoding_errors: str = "strict",
+        skip_bad_lines: bool = False,
+        input_format: str = "paste",
+        fairseq_hyp: str = "D",
+        keyed_refs: str | None = None,
+        systems: int = 1,  # paste input: hypotheses per line
+        # Hypotheses on stdin with REF files: the systems in each line's
+        # tab-separated fields, as SacreBLEU reads them, the first line's number
+        # (0: not read so; a tab is then text).
+        stdin_systems: int = 0,
+        num_refs: int = 1,  # references per line of the one reference file
+        # A test set's --origlang/--subset: the numbers of the lines scored.
+        keep_lines: frozenset[int] | None = None,
+        sentence_level: bool = False,
+        # --compat sacrebleu: stdin's hypotheses read as SacreBLEU's command line
+        # reads them (universal newlines), and its uneven fields refused with
+        # SacreBLEU's words and status.
+        compat: bool = False,
+        # Merging statistics: by metric name, the score-only settings that the
+        # command line (or config file) sets over those the records carry.
+        scoring_overrides: Mapping[str, Mapping[str, Any]] | None = None,
+        # Reading statistics: by metric name, the counting settings given; each
+        # must agree with the records (``stats_reader.check_counting_given``).
+        counting_given: Mapping[str, Mapping[str, Any]] | None = None,
+        # --src: the source segments, one a line, for a metric that reads them (COMET).
+        src: str | None = None,
+    ) -> None:
+        if scoring_overrides is None:
+            scoring_overrides = {}
+        if counting_given is None:
+            counting_given = {}
+        self._assign(locals())
         # Each rule about what may be read together is checked here, once,
         # wherever the options come from (the command line, a config file,
         # Python).
@@ -66,6 +109,13 @@ class ReadOptions:
     @property
     def input(self) -> str:
         return self.inputs[0]
+
+    @property
+    def sacrebleu_refusals(self) -> bool:
+        """Whether SacreBLEU's refusals replace bleustream's
+        (``inputs.sacrebleu_lengths``): compat mode, with REF files read in
+        lockstep with the hypotheses (SacreBLEU's only input)."""
+        return self.compat and bool(self.refs) and self.input_format == "paste"
 
     @property
     def stdin_universal_newlines(self) -> bool:

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Union
 
 from bleustream.errors import InputError, count_of
+from bleustream.frozen import Fields
 from bleustream.inputs.lines import LineSource, Segment
 
 Key = Union[int, str]
@@ -81,15 +81,28 @@ class Event(NamedTuple):
 # ----------------------------------------------------------------------------
 
 
-@dataclass
-class Tally:
+class Tally(Fields):
     """How many hypotheses or references of one kind were left out, and the first ids."""
 
-    singular: str  # "hypothesis without a reference"
-    plural: str  # "hypotheses without a reference"
-    source: str  # where they were read, for the message
-    count: int = 0
-    ids: list[str] = field(default_factory=list)
+    _FIELDS = ("singular", "plural", "source", "count", "ids")
+    __slots__ = _FIELDS
+    singular: str
+    plural: str
+    source: str
+    count: int
+    ids: list[str]
+
+    def __init__(
+        self,
+        singular: str,
+        plural: str,
+        source: str,  # where they were read, for the message
+        count: int = 0,
+        ids: list[str] | None = None,
+    ) -> None:
+        if ids is None:
+            ids = []
+        self._assign(locals())
 
     def add(self, key: Key) -> None:
         self.count += 1
@@ -111,12 +124,24 @@ class Tally:
         return f"{self.source}: {self.count} {what}: {noun} {ids}"
 
 
-@dataclass
-class PairingReport:
+class PairingReport(Fields):
     """What the end of the input left unscored, and notes on how to fix it."""
 
-    tallies: list[Tally] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    _FIELDS = ("tallies", "notes")
+    __slots__ = _FIELDS
+    tallies: list[Tally]
+    notes: list[str]
+
+    def __init__(
+        self,
+        tallies: list[Tally] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        if tallies is None:
+            tallies = []
+        if notes is None:
+            notes = []
+        self._assign(locals())
 
     @property
     def left_out(self) -> int:

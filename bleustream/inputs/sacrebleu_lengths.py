@@ -27,12 +27,6 @@ DIFFERENT_LENGTHS = "System and reference streams have different lengths."
 NO_SENTENCE = "Test set None contains no sentence"
 
 
-def applies(options: ReadOptions) -> bool:
-    """Whether SacreBLEU's refusals replace bleustream's: compat mode, with
-    REF files read in lockstep with the hypotheses (SacreBLEU's only input)."""
-    return options.compat and bool(options.refs) and options.input_format == "paste"
-
-
 def lengths_refusal(
     options: ReadOptions, sources: Sequence[LineSource], drain: bool = True
 ) -> SacrebleuRefusal:

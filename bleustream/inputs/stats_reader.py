@@ -47,12 +47,12 @@ turn is bad input, since the statistics of different systems never add.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError, count_of
+from bleustream.frozen import field_names
 from bleustream.inputs.lines import LineSource
 from bleustream.metrics.protocol import Row, is_number, is_whole
 from bleustream.metrics.registry import STREAM_METRICS, Spec
@@ -123,10 +123,13 @@ def _fits(default: Any, value: Any) -> bool:
 def settings_problem(name: str, given: Mapping[str, Any]) -> str | None:
     """A setting of a metric read back (stats or analysis records) whose type
     is not its default's."""
-    for setting in dataclasses.fields(STREAM_METRICS[name].Settings):
-        value = given.get(setting.name, setting.default)
-        if not _fits(setting.default, value):
-            return f"metric {name}: setting {setting.name} cannot be {json.dumps(value)}"
+    settings = STREAM_METRICS[name].Settings
+    defaults = settings()
+    for setting in field_names(settings):
+        default = getattr(defaults, setting)
+        if not _fits(default, given.get(setting, default)):
+            value = json.dumps(given[setting])
+            return f"metric {name}: setting {setting} cannot be {value}"
     return None
 
 

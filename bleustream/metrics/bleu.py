@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Callable
 
+from bleustream.frozen import Fields, Frozen
 from bleustream.kernels import native
 from bleustream.metrics.bleu_batches import (
     ScoreValues,
@@ -64,21 +64,41 @@ from bleustream.tokenizers.registry import (
 _HUNDREDS = repeat(100.0)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """Everything that decides a BLEU score, as in SacreBLEU's signature."""
 
-    tokenize: str = DEFAULT_TOKENIZER
-    lowercase: bool = False
-    smooth_method: str = DEFAULT_SMOOTH
-    smooth_value: float | None = None
-    effective_order: bool = False
-    max_order: int = DEFAULT_MAX_ORDER
+    _FIELDS = (
+        "tokenize",
+        "lowercase",
+        "smooth_method",
+        "smooth_value",
+        "effective_order",
+        "max_order",
+        "orders",
+    )
     # --bleu-orders: BLEU-1..max_order beside the score; output only, so
     # stats records do not carry it.
-    orders: bool = field(default=False, metadata={"output": True})
+    _OUTPUT = frozenset({"orders"})
+    __slots__ = _FIELDS
+    tokenize: str
+    lowercase: bool
+    smooth_method: str
+    smooth_value: float | None
+    effective_order: bool
+    max_order: int
+    orders: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        tokenize: str = DEFAULT_TOKENIZER,
+        lowercase: bool = False,
+        smooth_method: str = DEFAULT_SMOOTH,
+        smooth_value: float | None = None,
+        effective_order: bool = False,
+        max_order: int = DEFAULT_MAX_ORDER,
+        orders: bool = False,
+    ) -> None:
+        self._assign(locals())
         if not isinstance(self.tokenize, str) or self.tokenize not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {self.tokenize!r}")
         if not isinstance(self.smooth_method, str) or self.smooth_method not in SMOOTH_DEFAULTS:
@@ -112,21 +132,33 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass
-class BleuResult:
+class BleuResult(Fields):
     """A BLEU score with the parts it is made of.
 
     ``row`` is the statistics it was computed from, in SacreBLEU's layout
     ``(hyp_len, ref_len, *matches, *totals)``.
     """
 
-    score: float
-    precisions: tuple[float, ...]
-    bp: float
-    ratio: float
-    row: Row
-    # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
-    by_order: tuple[float, ...] | None = None
+    _FIELDS = ("score", "precisions", "bp", "ratio", "row", "by_order")
+    __slots__ = _FIELDS
+
+    def __init__(
+        self,
+        score: float,
+        precisions: tuple[float, ...],
+        bp: float,
+        ratio: float,
+        row: Row,
+        # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
+        by_order: tuple[float, ...] | None = None,
+    ) -> None:
+        # One is made per sentence score: assigned directly.
+        self.score = score
+        self.precisions = precisions
+        self.bp = bp
+        self.ratio = ratio
+        self.row = row
+        self.by_order = by_order
 
     # SacreBLEU's BLEUScore attribute names.
     @property
@@ -430,7 +462,7 @@ def with_orders(row: Row, settings: Settings) -> BleuResult:
         top = settings.max_order
         lengths, matches, totals = row[:2], row[2 : 2 + top], row[2 + top :]
         lower = [
-            bleu_of_row((*lengths, *matches[:n], *totals[:n]), replace(settings, max_order=n)).score
+            bleu_of_row((*lengths, *matches[:n], *totals[:n]), settings._replace(max_order=n)).score
             for n in range(1, top)
         ]
         bleu.by_order = (*lower, bleu.score)
@@ -446,7 +478,7 @@ def score(row: Sequence[Any], settings: Settings) -> BleuResult:
 
 def sentence_settings(settings: Settings) -> Settings:
     """Settings for sentence BLEU: effective order on, as in SacreBLEU."""
-    return replace(settings, effective_order=True)
+    return settings._replace(effective_order=True)
 
 
 def sentence_score(row: Sequence[Any], settings: Settings) -> BleuResult:

@@ -50,11 +50,11 @@ from __future__ import annotations
 import collections
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from itertools import compress
 from typing import Any, Callable
 
+from bleustream.frozen import Fields, Frozen
 from bleustream.kernels import native
 from bleustream.metrics.chrf_batches import (
     c_count,
@@ -98,18 +98,35 @@ _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _count_into: Callable[[dict, Any], None] = collections._count_elements  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """Everything that decides a chrF score, as in SacreBLEU's signature."""
 
-    char_order: int = DEFAULT_CHAR_ORDER
-    word_order: int = DEFAULT_WORD_ORDER
-    beta: int = DEFAULT_BETA
-    lowercase: bool = False
-    whitespace: bool = False
-    eps_smoothing: bool = False
+    _FIELDS = (
+        "char_order",
+        "word_order",
+        "beta",
+        "lowercase",
+        "whitespace",
+        "eps_smoothing",
+    )
+    __slots__ = _FIELDS
+    char_order: int
+    word_order: int
+    beta: int
+    lowercase: bool
+    whitespace: bool
+    eps_smoothing: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        char_order: int = DEFAULT_CHAR_ORDER,
+        word_order: int = DEFAULT_WORD_ORDER,
+        beta: int = DEFAULT_BETA,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+    ) -> None:
+        self._assign(locals())
         for name, most in (
             ("char_order", MAX_ORDER),
             ("word_order", MAX_ORDER),
@@ -134,12 +151,15 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass
-class ChrfResult:
+class ChrfResult(Fields):
     """A chrF score (a percentage) and the statistics it was computed from."""
 
-    score: float
-    row: Row
+    _FIELDS = ("score", "row")
+    __slots__ = _FIELDS
+
+    def __init__(self, score: float, row: Row) -> None:
+        self.score = score  # (one per sentence score: assigned directly)
+        self.row = row
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

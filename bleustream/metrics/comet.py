@@ -33,10 +33,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import InputError, UsageError
+from bleustream.frozen import Frozen
 from bleustream.metrics.comet_options import (  # noqa: F401 (the metric's surface)
     DEFAULT_BATCH_SIZE,
     DEVICES,
@@ -64,18 +65,40 @@ from bleustream.metrics.scores import SIGNATURE_VERSION, Score
 _OUTPUT = {"output": True}  # settings that do not change a number (``stats_record``)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """What decides a COMET score (``identity``, from the loaded model), the
     signature's fields (``about``, a JSON object), and how the run goes."""
 
-    identity: str = ""
-    about: str = "{}"
-    model: str = field(default="", metadata=_OUTPUT)
-    max_length: int | None = field(default=None, metadata=_OUTPUT)  # in ``identity``
-    batch_size: int = field(default=DEFAULT_BATCH_SIZE, metadata=_OUTPUT)
-    device: str = field(default="auto", metadata=_OUTPUT)
-    cache: str | None = field(default=None, metadata=_OUTPUT)
+    _FIELDS = (
+        "identity",
+        "about",
+        "model",
+        "max_length",
+        "batch_size",
+        "device",
+        "cache",
+    )
+    _OUTPUT = frozenset({"model", "max_length", "batch_size", "device", "cache"})
+    __slots__ = _FIELDS
+    identity: str
+    about: str
+    model: str
+    max_length: int | None
+    batch_size: int
+    device: str
+    cache: str | None
+
+    def __init__(
+        self,
+        identity: str = "",
+        about: str = "{}",
+        model: str = "",
+        max_length: int | None = None,  # in ``identity``
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        device: str = "auto",
+        cache: str | None = None,
+    ) -> None:
+        self._assign(locals())
 
 
 @dataclass

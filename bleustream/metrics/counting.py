@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError
+from bleustream.frozen import Frozen
 from bleustream.metrics.protocol import Part, Row, add_rows, batch_part
 from bleustream.metrics.registry import Spec
 
@@ -24,16 +24,22 @@ from bleustream.metrics.registry import Spec
 Rows = Sequence[Sequence[Row]]
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(Frozen):
     """Summed statistics of some segments: one row per metric, and their number.
 
     Totals add (``a + b``), so shards of a corpus, or the work of several
     processes, merge into the statistics of the whole.
     """
 
+    _FIELDS = ("rows", "segments")
+    __slots__ = _FIELDS
     rows: tuple[Row, ...]
-    segments: int = 0
+    segments: int
+
+    def __init__(self, rows: tuple[Row, ...], segments: int = 0) -> None:
+        # One is made per segment added: assigned directly.
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "segments", segments)
 
     def __add__(self, other: Totals) -> Totals:
         if not isinstance(other, Totals):

@@ -41,11 +41,12 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
 from bleustream._version import __version__
 from bleustream.errors import UsageError
+from bleustream.frozen import Frozen
 from bleustream.metrics.nist_options import (  # noqa: F401 (the metric's surface)
     DEFAULT_ORDER,
     LOOP,
@@ -73,20 +74,28 @@ EMPTY_REFERENCES = (
 _BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """Everything that decides a NIST score.
 
     ``nrefs`` (references per segment) enters the length penalty; a run
     sets it once the first segment is read.
     """
 
-    case_sensitive: bool = False
-    tokenize: str = "13a"
-    order: int = DEFAULT_ORDER
-    nrefs: int = 1
+    _FIELDS = ("case_sensitive", "tokenize", "order", "nrefs")
+    __slots__ = _FIELDS
+    case_sensitive: bool
+    tokenize: str
+    order: int
+    nrefs: int
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        case_sensitive: bool = False,
+        tokenize: str = "13a",
+        order: int = DEFAULT_ORDER,
+        nrefs: int = 1,
+    ) -> None:
+        self._assign(locals())
         if self.tokenize not in TOKENIZE:
             raise ValueError(
                 f"NIST tokenizes as mteval: 13a (its rules), intl or none, not {self.tokenize!r}"
@@ -441,7 +450,7 @@ def corpus_nist(
     summed in the string order of their ids, segments in input order, as
     mteval sums them.  Raises ``EmptyReferences`` where mteval dies.
     """
-    settings = replace(settings or DEFAULT_SETTINGS, nrefs=len(refs))
+    settings = (settings or DEFAULT_SETTINGS)._replace(nrefs=len(refs))
     n = len(hyps)
     if any(len(stream) != n for stream in refs):
         raise ValueError("every reference stream needs one line per hypothesis")

@@ -27,7 +27,8 @@ The surface (``M`` is the module, ``S`` its ``Settings``):
 
 * ``NAME``: the registry key and ``-m`` name (``"bleu"``);
 * ``TITLE``: the name of its group of options in ``--help``;
-* ``Settings``: a frozen dataclass of everything that decides the score;
+* ``Settings``: a ``Frozen`` record (``bleustream.frozen``) of everything
+  that decides the score, checked when made;
 * ``OPTIONS``: the command line options (and so config keys) of the metric;
 * ``settings_from(options) -> S``: the settings from resolved options, by
   dest; raises ``UsageError`` for options that do not fit together;
@@ -117,16 +118,17 @@ functions of a metric that counts segment by segment.
 A result (``MetricResult``: each metric's ``<Name>Result``, such as
 ``bleu.BleuResult``, apart from SacreBLEU's score classes in ``scores``)
 has at least ``score`` (a float) and ``row`` (the statistics it was
-computed from).  Results are plain (not frozen) dataclasses: one is built
-per sentence score, and a frozen dataclass costs several times as much to
-build.
+computed from).  Results are records that may change (``Fields``), whose
+``__init__`` assigns each field directly: one is built per sentence score.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from bleustream.frozen import Frozen
 
 Row = tuple  # tuple[int | float, ...], SacreBLEU's per-segment layout
 
@@ -204,59 +206,6 @@ def totals_problem(totals: Sequence[int], length: int, segments: int, items: str
         f"{shown} n-grams of orders 1 to {len(totals)} in {segments} segments "
         f"of {length} {items} in all"
     )
-
-
-class Frozen:
-    """A frozen record of named fields (its ``_FIELDS``, in order), with a
-    frozen dataclass's ``repr``, equality and hash.
-
-    For the classes the command builds at every start-up (``OptionSpec``,
-    the parser's groups, the config's keys, ``registry.Spec``): a dataclass
-    generates its methods' code when its class is made, which costs a
-    start-up more than the rest of the class.  A subclass's ``__init__``
-    takes its fields as a dataclass's would and ends with
-    ``self._assign(locals())``.
-    """
-
-    __slots__: tuple[str, ...] = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def _fields(self) -> Iterator[str]:
-        return iter(self._FIELDS)
-
-    def _assign(self, values: Mapping[str, Any]) -> None:
-        for name in self._fields():
-            object.__setattr__(self, name, values[name])
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields())
-
-    def _replace(self, **changes: Any) -> Any:
-        """A copy with ``changes`` (``dataclasses.replace``'s, as a
-        ``NamedTuple``'s ``_replace`` is spelled)."""
-        unknown = set(changes) - set(self._FIELDS)
-        if unknown:
-            raise TypeError(f"{self.__class__.__qualname__} has no field {sorted(unknown)[0]!r}")
-        values = {name: getattr(self, name) for name in self._fields()}
-        return self.__class__(**{**values, **changes})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined, no-any-return]
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
-        return f"{self.__class__.__qualname__}({shown})"
 
 
 class OptionSpec(Frozen):

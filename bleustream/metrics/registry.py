@@ -14,13 +14,14 @@ modules and one entry here.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from importlib import import_module
 from types import ModuleType
 from typing import Any
 
 from bleustream.errors import UsageError
+from bleustream.frozen import Frozen
 from bleustream.metrics import (
     bleu_options,
     chrf_options,
@@ -29,7 +30,7 @@ from bleustream.metrics import (
     self_bleu_options,
     ter_options,
 )
-from bleustream.metrics.protocol import Frozen, MetricModule, OptionSpec, Row, ScoreBatch
+from bleustream.metrics.protocol import MetricModule, OptionSpec, Row, ScoreBatch
 from bleustream.metrics.scores import Score, Signature
 
 DECLARED: dict[str, ModuleType] = {m.NAME: m for m in (bleu_options, chrf_options, ter_options)}
@@ -53,7 +54,9 @@ class Metrics(Mapping[str, Any]):
         self._declared = declared
 
     def __getitem__(self, name: str) -> Any:
-        return import_module(self._declared[name].IMPLEMENTATION)
+        path = self._declared[name].IMPLEMENTATION
+        __import__(path)  # (the built-in, as ``import`` is: importlib stays unloaded)
+        return sys.modules[path]
 
     def __contains__(self, name: object) -> bool:
         return name in self._declared

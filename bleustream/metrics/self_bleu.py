@@ -48,6 +48,7 @@ from itertools import chain
 from typing import Any, Callable
 
 from bleustream._version import __version__
+from bleustream.frozen import Frozen
 from bleustream.metrics import bleu
 from bleustream.metrics.protocol import Row, is_number
 from bleustream.metrics.self_bleu_options import (  # noqa: F401 (the metric's surface)
@@ -70,8 +71,7 @@ MAX_ORDER = bleu.MAX_ORDER
 Ids = Sequence[int]
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """Everything that decides a Self-BLEU score.
 
     ``bleu`` is the sentence BLEU of the ``sacrebleu`` convention (its
@@ -81,14 +81,25 @@ class Settings:
     sentence), as Texygen scores its first 500.
     """
 
-    convention: str = DEFAULT_CONVENTION
-    max_order: int = bleu.DEFAULT_MAX_ORDER
-    tokenize: str = "none"
-    bleu: bleu.Settings = bleu.DEFAULT_SETTINGS
-    sample: int = 0
-    seed: int | None = None
+    _FIELDS = ("convention", "max_order", "tokenize", "bleu", "sample", "seed")
+    __slots__ = _FIELDS
+    convention: str
+    max_order: int
+    tokenize: str
+    bleu: bleu.Settings
+    sample: int
+    seed: int | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        convention: str = DEFAULT_CONVENTION,
+        max_order: int = bleu.DEFAULT_MAX_ORDER,
+        tokenize: str = "none",
+        bleu: bleu.Settings = bleu.DEFAULT_SETTINGS,
+        sample: int = 0,
+        seed: int | None = None,
+    ) -> None:
+        self._assign(locals())
         if self.convention not in CONVENTIONS:
             raise ValueError(
                 f"Self-BLEU's conventions are {' and '.join(CONVENTIONS)}, not {self.convention!r}"

@@ -5,10 +5,10 @@ docs/stats-record.md, give the format)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from bleustream.frozen import field_names
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 
@@ -18,12 +18,9 @@ FORMAT_VERSION = 1
 
 def _recorded(spec: Spec) -> dict[str, Any]:
     """The settings a record carries: all but those that only add to the
-    output (``metadata={"output": True}``, as BLEU's ``--bleu-orders``)."""
-    return {
-        setting.name: getattr(spec.settings, setting.name)
-        for setting in dataclasses.fields(spec.settings)
-        if not setting.metadata.get("output")
-    }
+    output (a settings class's ``_OUTPUT``, as BLEU's ``--bleu-orders``)."""
+    settings = spec.settings
+    return {name: getattr(settings, name) for name in field_names(type(settings), output=False)}
 
 
 def counting_settings(spec: Spec) -> dict[str, Any]:

@@ -18,9 +18,9 @@ The references are tokenized and interned once per segment
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from bleustream.frozen import Fields, Frozen
 from bleustream.metrics.protocol import (
     MAX_COUNT,
     CountBatch,
@@ -48,21 +48,30 @@ from bleustream.tokenizers.ter_normalize import SIGNATURE as TOKENIZER_SIGNATURE
 from bleustream.tokenizers.ter_normalize import tercom_tokenizer
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     """Everything that decides a TER score, as in SacreBLEU's signature."""
 
-    normalized: bool = False
-    no_punct: bool = False
-    asian_support: bool = False
-    case_sensitive: bool = False
+    _FIELDS = ("normalized", "no_punct", "asian_support", "case_sensitive")
+    __slots__ = _FIELDS
+    normalized: bool
+    no_punct: bool
+    asian_support: bool
+    case_sensitive: bool
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+    ) -> None:
+        self._assign(locals())
 
 
 DEFAULT_SETTINGS = Settings()
 
 
-@dataclass
-class TerResult:
+class TerResult(Fields):
     """A TER score (a percentage) and the statistics it was computed from.
 
     ``num_edits`` is the total number of edits as a whole number and
@@ -70,10 +79,14 @@ class TerResult:
     ``TERScore`` holds them.
     """
 
-    score: float
-    row: Row
-    num_edits: int
-    ref_length: float
+    _FIELDS = ("score", "row", "num_edits", "ref_length")
+    __slots__ = _FIELDS
+
+    def __init__(self, score: float, row: Row, num_edits: int, ref_length: float) -> None:
+        self.score = score  # (one per sentence score: assigned directly)
+        self.row = row
+        self.num_edits = num_edits
+        self.ref_length = ref_length
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

@@ -77,10 +77,10 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
+from bleustream.frozen import Frozen
 from bleustream.kernels import native
 
 # tercom's limits, as SacreBLEU sets them.
@@ -118,8 +118,7 @@ def _cost(row: Band, j: int) -> int:
     return v + _popcount(vp & low) - _popcount(vn & low)
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(Frozen):
     """One tokenized reference, with what every hypothesis needs of it.
 
     ``ids`` are the words as integers (first occurrence order); an integer
@@ -131,8 +130,15 @@ class Reference:
     reads ``vocab`` and ``ids`` only).
     """
 
+    _FIELDS = ("vocab", "ids")
+    __slots__ = (*_FIELDS, "__dict__")  # (and the cached properties)
     vocab: dict[str, int]
     ids: tuple[int, ...]
+
+    def __init__(self, vocab: dict[str, int], ids: tuple[int, ...]) -> None:
+        # One is made per reference: assigned directly.
+        object.__setattr__(self, "vocab", vocab)
+        object.__setattr__(self, "ids", ids)
 
     @property
     def unknown(self) -> int:

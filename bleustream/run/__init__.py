@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import BinaryIO, TextIO
 
+from bleustream.errors import UsageError
 from bleustream.metrics.registry import loop_of
 from bleustream.run.state import Output, Report, RunOptions
 from bleustream.run.stream import CI_NEEDS_PAIRED, PAIRED_NEEDS_SYSTEMS, run_stream, summed_text
@@ -50,6 +51,11 @@ def run(
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
     loop = loop_of(options.specs)
+    if options.parts is not None and loop != "stream":
+        names = ", ".join(spec.label for spec in options.specs)
+        raise UsageError(
+            f"--detail (-d) scores a test set's parts with streamed metrics: not {names}"
+        )
     if loop == "set":  # each loop is loaded by the run that needs it
         from bleustream.run.sets import run_sets
 

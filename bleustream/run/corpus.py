@@ -11,7 +11,6 @@ tables, merged the same way.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any, BinaryIO
 
 from bleustream.errors import (
@@ -78,7 +77,7 @@ def run_corpus_wide(
             f"interrupted; the score covers the {count_of(corpus.segments, 'segment')} read so far"
         )
     nrefs = corpus.nrefs
-    spec = Spec(options.specs[0].metric, replace(settings, nrefs=nrefs or 1))
+    spec = Spec(options.specs[0].metric, settings._replace(nrefs=nrefs or 1))
     state = State(options, (spec,), nrefs or len(options.reading.refs) or 1, systems)
     state.partial = partial
     segments = corpus.segments
@@ -127,7 +126,7 @@ def _corpus_text(
     if partial:
         # Scored now with the weights of the references read: of an
         # interrupted input, each is partial.
-        records = [replace(r, partial=True) for r in records]
+        records = [r._replace(partial=True) for r in records]
     finals = [
         Record(
             "corpus",

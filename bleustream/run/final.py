@@ -9,7 +9,7 @@ grids, JSON text) are ``bleustream.output.tables``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bleustream.output.records import FORMATTERS, Context, Record, format_signature, notes_of
 
@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from bleustream.significance.resampling import Resampling
     from bleustream.significance.result import Result
 
-__all__ = ["final_text", "system_names", "systems_order", "table_names"]
+__all__ = ["final_text", "parts_text", "system_names", "systems_order", "table_names"]
+
+# SacreBLEU's words, on stdout after the scores, when a test set has no parts.
+NO_PARTS = "No subset information found. Consider using --origlang argument.\n"
 
 
 def system_names(systems: Sequence[str | int | None]) -> list[str]:
@@ -51,6 +54,23 @@ def final_text(
     if fmt == "text" and not ctx.score_only and test is not None:
         return _single_with_intervals(ctx, finals[0])
     return "".join(FORMATTERS[fmt](record, ctx) for record in finals)
+
+
+def parts_text(ctx: Context, parts: Sequence[tuple[str, int, Sequence[Any]]]) -> str:
+    """SacreBLEU's lines of a test set's parts (``-d``, its
+    ``print_subset_results``): for each part's key, its segments and each
+    metric's score, ``origlang=de domain=ALL: sentences=1498   BLEU = 31.4``;
+    SacreBLEU's note where there are no parts."""
+    if not parts:
+        return NO_PARTS
+    left = max(len(key) for key, _, _ in parts) + 1
+    names = max(len(spec.label) for spec in ctx.specs)
+    return "".join(
+        f"{key:<{left}}: sentences={segments:<6} {spec.label:<{names}} = "
+        f"{score.score:.{ctx.width}f}\n"
+        for key, segments, scores in parts
+        for spec, score in zip(ctx.specs, scores)
+    )
 
 
 def _sacrebleu_order(ctx: Context) -> list[int]:

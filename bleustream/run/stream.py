@@ -18,7 +18,6 @@ The flow is one way::
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
@@ -44,14 +43,16 @@ from bleustream.inputs.items import (
 )
 from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
-from bleustream.inputs.pairing import PairedSegments
-from bleustream.inputs.sacrebleu_lengths import applies, empty_refusal, lengths_refusal
 from bleustream.metrics.counting import SegmentCounter, looks_tokenized
 from bleustream.metrics.registry import Spec, metric_of
-from bleustream.output.partial import partial_input, partial_input_message
-from bleustream.output.progress import Progress, file_extent
 from bleustream.output.records import FORMATTERS, Record, header
-from bleustream.run.final import final_text, system_names, systems_order, table_names
+from bleustream.run.final import (
+    final_text,
+    parts_text,
+    system_names,
+    systems_order,
+    table_names,
+)
 from bleustream.run.state import (
     Output,
     Report,
@@ -67,6 +68,8 @@ from bleustream.run.state import (
 from bleustream.scorer import Scorer, Summed, Totals
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
+    from bleustream.inputs.pairing import PairingReport
+    from bleustream.output.progress import Progress
     from bleustream.parallel.pool import ParallelCounter
     from bleustream.significance.resampling import Resampling, SegmentStore
 
@@ -99,7 +102,7 @@ def run_stream(
     """
     if corpus_wide:
         # Statistics read back: their records name the metric (``_Stream.open``).
-        options = replace(options, specs=(_default_spec("bleu"),))
+        options = options._replace(specs=(_default_spec("bleu"),))
     loop = _Stream(options, stdin, stdout, report, progress_stream)
     try:
         # Opening is inside: a signal may come while a FIFO waits for a writer.
@@ -107,7 +110,7 @@ def run_stream(
         if items is None:  # NIST's tables, which the corpus-wide loop merges
             from bleustream.run.corpus import run_corpus_wide
 
-            nist_options = replace(loop.options, specs=(_default_spec("nist"),))
+            nist_options = loop.options._replace(specs=(_default_spec("nist"),))
             opened = (loop.sources, loop.policy)
             return run_corpus_wide(nist_options, loop.stdin, stdout, report, opened)
         loop.start()
@@ -120,8 +123,10 @@ def run_stream(
         loop.say(f"interrupted; the score covers the {segments} read so far")
     except LengthMismatch:
         reading = loop.options.reading
-        if not applies(reading):
+        if not reading.sacrebleu_refusals:
             raise
+        from bleustream.inputs.sacrebleu_lengths import lengths_refusal
+
         # SacreBLEU's words (the sources are still open, to be counted).
         drain = loop.counter is None or not loop.counter.reading
         raise lengths_refusal(reading, loop.sources, drain) from None
@@ -169,6 +174,11 @@ class _Stream:
         """What the records are written with, from ``state``'s systems and metrics."""
         self.state = state
         self.scorer = Scorer(state.specs, len(state.systems))
+        # -d: each part of a test set, its lines and its own running totals.
+        self.parts = [
+            (key, kept, Scorer(state.specs, len(state.systems)))
+            for key, kept in self.options.parts or ()
+        ]
         self.store = state.store()
         self.ctx = state.context()
 
@@ -216,7 +226,9 @@ class _Stream:
         self.out.write(header(options.format, self.ctx))
         self.started = True
         if options.progress and self.progress_stream is not None and self.sources:
-            size, position = file_extent(getattr(self.sources[0], "_stream", None))
+            from bleustream.output.progress import Progress, file_extent
+
+            size, position = file_extent(self.sources[0].stream)
             self.progress = Progress(self.progress_stream, size, position)
 
     def pairs(self, items: Iterator[Item]) -> Iterable[tuple[Item, Any]]:
@@ -225,7 +237,7 @@ class _Stream:
         read is one item, with its ``Summed``."""
         options, scorer, reading = self.options, self.scorer, self.options.reading
         reading_stats = reading.input_format == "stats"
-        each = reading.sentence_level or options.every or self.store is not None
+        each = reading.sentence_level or options.every or self.store is not None or bool(self.parts)
         if scorer.counter.batched and not reading_stats:
             # A model's forward pass counts a window at a time, in this
             # process (one model; -j does not copy it into workers).
@@ -282,6 +294,9 @@ class _Stream:
             )
         )
         scorer.accumulate(rows, item.segments)
+        for _, kept, part in self.parts:
+            if item.line in kept:
+                part.accumulate(rows, item.segments)
         if self.store is not None:
             if not item.is_segment:
                 assert item.record is not None  # text items are all segments
@@ -359,13 +374,16 @@ class _Stream:
         )
         unpaired: int | None = None
         segments = self.segments
-        if isinstance(segments, PairedSegments) and segments.report is not None:
-            unpaired = segments.report.left_out
+        pairing = _pairing_report(segments)
+        if pairing is not None:
+            unpaired = pairing.left_out
             if unpaired and not options.allow_unpaired:
                 self.status = EXIT_DATAERR
         # SacreBLEU's refusal of an empty input (not of one whose every line was skipped).
-        refused = applies(options.reading) and not (options.allow_empty or policy.count)
+        refused = options.reading.sacrebleu_refusals and not (options.allow_empty or policy.count)
         if refused and state.is_empty(scorer.segments, policy.count):
+            from bleustream.inputs.sacrebleu_lengths import empty_refusal
+
             raise empty_refusal(options.reading)
         empty = _say_what_was_left_out(say, state, scorer.segments, policy, segments)
         if empty and not options.allow_empty:
@@ -382,10 +400,14 @@ class _Stream:
         final = final_text(fmt, ctx, finals, options.test, options.reading.stdin_systems > 1)
         read_partial = state.read.partial_at if state.read else []
         if read_partial:
+            from bleustream.output.partial import partial_input_message
+
             say(partial_input_message(read_partial))
             self.status = self.status if self.status != EXIT_OK else EXIT_DATAERR
         if state.partial or read_partial:
             final = marked_or_withheld(say, fmt, ctx, final, finals, scorer.segments)
+        elif options.parts is not None and len(state.systems) == 1 and self.status == EXIT_OK:
+            final += parts_text(ctx, [(k, p.segments, p.raw_scores()) for k, _, p in self.parts])
         self.out.write(text + final)
 
 
@@ -445,9 +467,9 @@ def _say_what_was_left_out(
             f"skipped {count_of(policy.count, 'bad line')}; "
             f"the score covers {count_of(scored, 'segment')}"
         )
-    if isinstance(segments, PairedSegments) and segments.report is not None:
-        for message in segments.report.messages():
-            say(message)
+    pairing = _pairing_report(segments)
+    for message in pairing.messages() if pairing is not None else ():
+        say(message)
     return empty
 
 
@@ -466,9 +488,11 @@ def _finals(
         from bleustream.significance.resampling import run_test
 
         results = run_test(test, specs, system_names(state.systems), store)
-    read_partial, read_skipped = (
-        (partial_input(state.read.partial_at), state.read.skipped) if state.read else (None, 0)
-    )
+    read_partial, read_skipped = None, 0
+    if state.read:  # statistics read back
+        from bleustream.output.partial import partial_input
+
+        read_partial, read_skipped = partial_input(state.read.partial_at), state.read.skipped
     finals = []
     for index, system in enumerate(state.systems):
         per_metric = results[index * len(specs) : (index + 1) * len(specs)]
@@ -496,6 +520,12 @@ def _summed_batches(
     ``Summed``, as ``-j`` workers return them."""
     for batch, summed in summed_batches(counter, items, reading):
         yield batch[-1], summed
+
+
+def _pairing_report(segments: Iterable[Any]) -> PairingReport | None:
+    """What segments paired by id (``inputs.pairing.PairedSegments``, whose
+    module loads for the log formats only) left out; None for others."""
+    return getattr(segments, "report", None)
 
 
 def _default_spec(name: str) -> Spec:

@@ -19,26 +19,47 @@ SacreBLEU's ``RuntimeError(FAIL_MESSAGE)``, naming bleustream's extra).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import UsageError, lone_surrogate
+from bleustream.frozen import Frozen
 
 
-@dataclass(frozen=True)
-class MecabSpec:
+class MecabSpec(Frozen):
     """One MeCab tokenizer: which packages, which dictionary, which signature."""
 
-    name: str  # the tokenizer's name, e.g. "ja-mecab"
-    module: str  # the MeCab binding to import
-    dictionary: str  # the dictionary package (its MECAB_ARGS point MeCab at it)
-    needs: str  # what the error message says is missing
-    extra: str  # bleustream's optional extra that installs both
-    dictionary_size: int  # SacreBLEU's check that the dictionary is the right one
-    signature_suffix: str  # SacreBLEU's signature: name-version-suffix
-    language: str  # the language's name, as SacreBLEU's FAIL_MESSAGE says it
+    _FIELDS = (
+        "name",
+        "module",
+        "dictionary",
+        "needs",
+        "extra",
+        "dictionary_size",
+        "signature_suffix",
+        "language",
+    )
+    __slots__ = _FIELDS
+    name: str
+    module: str
+    dictionary: str
+    needs: str
+    extra: str
+    dictionary_size: int
+    signature_suffix: str
+    language: str
+
+    def __init__(
+        self,
+        name: str,
+        module: str,  # the MeCab binding to import
+        dictionary: str,  # the dictionary package (its MECAB_ARGS point MeCab at it)
+        needs: str,  # what the error message says is missing
+        extra: str,  # bleustream's optional extra that installs both
+        dictionary_size: int,  # SacreBLEU's check that the dictionary is the right one
+        signature_suffix: str,  # SacreBLEU's signature: name-version-suffix
+        language: str,  # the language's name, as SacreBLEU's FAIL_MESSAGE says it
+    ) -> None:
+        self._assign(locals())
 
 
 JA = MecabSpec(
@@ -113,6 +134,8 @@ def fail_message(name: str) -> str:
 def sacrebleu_tagger(name: str) -> Any:
     """``tagger(name)`` for SacreBLEU's tokenizer classes, which raise
     ``RuntimeError(FAIL_MESSAGE)`` when the packages are missing."""
+    import importlib.util
+
     spec = SPECS[name]
     if any(importlib.util.find_spec(module) is None for module in (spec.module, spec.dictionary)):
         raise RuntimeError(fail_message(name))

@@ -17,19 +17,28 @@ time a line is tokenized.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from bleustream.errors import OpenError, lone_surrogate
+from bleustream.frozen import Frozen
 
 
-@dataclass(frozen=True)
-class SpmModel:
+class SpmModel(Frozen):
     """One SentencePiece tokenizer of SacreBLEU's ``tokenizer_spm.py``."""
 
-    name: str  # the tokenizer's name, as -tok takes it
-    signature: str  # what SacreBLEU's signature says
-    url: str  # where SacreBLEU downloads the model from
+    _FIELDS = ("name", "signature", "url")
+    __slots__ = _FIELDS
+    name: str
+    signature: str
+    url: str
+
+    def __init__(
+        self,
+        name: str,  # the tokenizer's name, as -tok takes it
+        signature: str,  # what SacreBLEU's signature says
+        url: str,  # where SacreBLEU downloads the model from
+    ) -> None:
+        self._assign(locals())
 
     @property
     def file_name(self) -> str:

@@ -445,6 +445,31 @@ def test_detail_of_several_systems_is_refused_in_bleustreams_mode(data: Path) ->
     )
 
 
+def test_detail_scores_the_parts_in_the_same_read_with_workers(cache: Path) -> None:
+    """The parts are running totals beside the whole's, added to from the
+    rows the workers count: -j 2 prints what one process prints."""
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    env = {"SACREBLEU": str(cache)}
+    args = ("-t", "wmt17", "-l", "en-de", "-d", "-m", "bleu", "chrf", "-f", "text")
+    one = bleustream(*args, cwd=cache, env=env, input=hyp.read_bytes())
+    two = bleustream(*args, "-j", "2", cwd=cache, env=env, input=hyp.read_bytes())
+    assert one.returncode == 0 and two.returncode == 0, two.stderr
+    assert b"origlang=de domain=ALL" in two.stdout
+    assert two.stdout == one.stdout
+
+
+def test_detail_with_a_metric_scored_at_the_end_is_refused(cache: Path) -> None:
+    hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"
+    env = {"SACREBLEU": str(cache)}
+    ours = bleustream(
+        "-t", "wmt17", "-l", "en-de", "-d", "-m", "nist", "-i", hyp, cwd=cache, env=env
+    )
+    assert (ours.returncode, ours.stdout) == (2, b"")
+    assert ours.stderr == (
+        b"bleustream: --detail (-d) scores a test set's parts with streamed metrics: not NIST\n"
+    )
+
+
 def test_an_origlang_with_no_sentence_is_one_line(cache: Path) -> None:
     env = {"SACREBLEU": str(cache)}
     hyp = WMT17 / "newstest2017.hyp.online-B.0.en-de.de"

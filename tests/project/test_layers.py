@@ -35,7 +35,7 @@ from tests.helpers.paths import ROOT
 
 PACKAGE = ROOT / "bleustream"
 
-BASE = frozenset({"_version", "errors", "extras", "kernels", "_native"})
+BASE = frozenset({"_version", "errors", "extras", "frozen", "kernels", "_native"})
 CORE = frozenset({"tokenizers", "metrics"})
 # The facade: the package's names, ``python -m``, and what registers
 # bleustream's SacreBLEU tree under SacreBLEU's names.

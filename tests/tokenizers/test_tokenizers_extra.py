@@ -16,7 +16,6 @@ generated text.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -485,7 +484,7 @@ def test_missing_extra(
 
 def test_mecab_dictionary_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """SacreBLEU asserts the dictionary's size; bleustream refuses another one too."""
-    other = dataclasses.replace(tokenizer_mecab.JA, dictionary_size=1)
+    other = tokenizer_mecab.JA._replace(dictionary_size=1)
     monkeypatch.setitem(tokenizer_mecab.SPECS, "ja-mecab", other)
     monkeypatch.setattr(tokenizer_mecab, "_TAGGERS", {})
     with pytest.raises(UsageError, match="size 392126, expected 1"):

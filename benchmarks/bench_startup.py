@@ -62,19 +62,26 @@ MODULES_AT_EXIT = (
 
 
 def tree_env(tree: Path | None) -> dict[str, str]:
-    """The environment of a child that imports bleustream from ``tree``."""
+    """The environment of a child that imports bleustream from ``tree``:
+    ``PYTHONSAFEPATH`` keeps the working directory off ``sys.path``, so the
+    child imports ``tree`` (and the standard library) wherever it runs."""
     dropped = ("PYTHONDONTWRITEBYTECODE", "BLEUSTREAM_PUREPYTHON", "PYTHONPATH")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env["PYTHONSAFEPATH"] = "1"
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     return env
 
 
 def tree_cwd(tree: Path | None) -> str:
-    """Where a child runs: its tree, for ``python -m`` and ``-c`` put the
-    working directory before ``PYTHONPATH`` (run from one checkout, both
-    trees would import that one); elsewhere the temporary directory."""
-    return str(tree) if tree is not None else tempfile.gettempdir()
+    """Where a child runs: a directory of no project, as a user's test set
+    is (in a checkout, bleustream would read the checkout's own
+    ``pyproject.toml`` for a ``[tool.bleustream]`` table, and load a TOML
+    parser for it).  Before Python 3.11 (no ``PYTHONSAFEPATH``), the tree,
+    for ``python -m`` and ``-c`` put the working directory first."""
+    if tree is not None and sys.version_info < (3, 11):
+        return str(tree)
+    return tempfile.gettempdir()
 
 
 def check_tree(tree: Path) -> Path:

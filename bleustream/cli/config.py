@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from bleustream.errors import UsageError
-from bleustream.frozen import Frozen
+from bleustream.frozen import Factory, Frozen
 from bleustream.metrics.protocol import OptionSpec
 
 CONFIG_NAME = "bleustream.toml"
@@ -78,27 +78,13 @@ def toml_parser() -> ModuleType:
 class Key(Frozen):
     """One config key: a setting's TOML name and what its value may be."""
 
-    _FIELDS = ("name", "dest", "option", "kind", "choices", "convert", "multiple")
-    __slots__ = _FIELDS
     name: str  # the TOML key: the long option without its dashes
     dest: str  # the argparse dest, as in the table of defaults
     option: str  # the long option, e.g. --smooth-method
     kind: str  # bool, int, float or str
-    choices: tuple[Any, ...] | None
-    convert: Callable[[str], Any] | None  # the option's argparse type
-    multiple: bool  # the option takes a list of values
-
-    def __init__(
-        self,
-        name: str,
-        dest: str,
-        option: str,
-        kind: str,
-        choices: tuple[Any, ...] | None = None,
-        convert: Callable[[str], Any] | None = None,
-        multiple: bool = False,
-    ) -> None:
-        self._assign(locals())
+    choices: tuple[Any, ...] | None = None
+    convert: Callable[[str], Any] | None = None  # the option's argparse type
+    multiple: bool = False  # the option takes a list of values
 
     def allowed(self, element: bool = False) -> str:
         """What the key (or, with ``element``, one item of its array) allows, for messages."""
@@ -216,17 +202,9 @@ def unknown_key_message(name: str, schema: Mapping[str, Key], where: str = "") -
 class Config(Frozen):
     """The settings read from one config file, checked, by dest."""
 
-    _FIELDS = ("path", "table", "values")
-    __slots__ = _FIELDS
     path: str  # the file as given, or its name in the working directory
-    table: str | None  # "tool.bleustream" in a pyproject.toml
-    values: dict[str, Any]
-
-    def __init__(
-        self, path: str, table: str | None = None, values: dict[str, Any] | None = None
-    ) -> None:
-        values = {} if values is None else values
-        self._assign(locals())
+    table: str | None = None  # "tool.bleustream" in a pyproject.toml
+    values: dict[str, Any] = Factory(dict)
 
     @property
     def origin(self) -> str:

@@ -77,21 +77,10 @@ class Group(Frozen):
     metrics' own groups go); ``exclusive``: the dests of which at most one
     may be given."""
 
-    _FIELDS = ("title", "options", "description", "exclusive")
-    __slots__ = _FIELDS
     title: str | None
     options: tuple[OptionSpec, ...]
-    description: str | None
-    exclusive: tuple[str, ...]
-
-    def __init__(
-        self,
-        title: str | None,
-        options: tuple[OptionSpec, ...],
-        description: str | None = None,
-        exclusive: tuple[str, ...] = (),
-    ) -> None:
-        self._assign(locals())
+    description: str | None = None
+    exclusive: tuple[str, ...] = ()
 
 
 _SAMPLES = {"kind": "int", "minimum": 1, "maximum": MAX_SAMPLES, "metavar": "N"}

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bleustream.errors import UsageError
-from bleustream.frozen import Frozen
+from bleustream.frozen import Factory, Frozen
 from bleustream.inputs.formats import LOG_FORMATS, check_usage
 from bleustream.inputs.lines import check_encoding, check_num_refs
 
@@ -19,81 +19,37 @@ from bleustream.inputs.lines import check_encoding, check_num_refs
 class ReadOptions(Frozen):
     """The options that say what to read and how."""
 
-    _FIELDS = (
-        "refs",
-        "inputs",
-        "encoding",
-        "encoding_errors",
-        "skip_bad_lines",
-        "input_format",
-        "fairseq_hyp",
-        "keyed_refs",
-        "systems",
-        "stdin_systems",
-        "num_refs",
-        "keep_lines",
-        "sentence_level",
-        "compat",
-        "scoring_overrides",
-        "counting_given",
-        "src",
-    )
-    __slots__ = _FIELDS
-    refs: tuple[str, ...]
-    inputs: tuple[str, ...]
-    encoding: str
-    encoding_errors: str
-    skip_bad_lines: bool
-    input_format: str
-    fairseq_hyp: str
-    keyed_refs: str | None
-    systems: int
-    stdin_systems: int
-    num_refs: int
-    keep_lines: frozenset[int] | None
-    sentence_level: bool
-    compat: bool
-    scoring_overrides: Mapping[str, Mapping[str, Any]]
-    counting_given: Mapping[str, Mapping[str, Any]]
-    src: str | None
+    refs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ("-",)  # one per system (stats: shards)
+    encoding: str = "utf-8"
+    encoding_errors: str = "strict"
+    skip_bad_lines: bool = False
+    input_format: str = "paste"
+    fairseq_hyp: str = "D"
+    keyed_refs: str | None = None
+    systems: int = 1  # paste input: hypotheses per line
+    # Hypotheses on stdin with REF files: the systems in each line's
+    # tab-separated fields, as SacreBLEU reads them, the first line's number
+    # (0: not read so; a tab is then text).
+    stdin_systems: int = 0
+    num_refs: int = 1  # references per line of the one reference file
+    # A test set's --origlang/--subset: the numbers of the lines scored.
+    keep_lines: frozenset[int] | None = None
+    sentence_level: bool = False
+    # --compat sacrebleu: stdin's hypotheses read as SacreBLEU's command line
+    # reads them (universal newlines), and its uneven fields refused with
+    # SacreBLEU's words and status.
+    compat: bool = False
+    # Merging statistics: by metric name, the score-only settings that the
+    # command line (or config file) sets over those the records carry.
+    scoring_overrides: Mapping[str, Mapping[str, Any]] = Factory(dict)
+    # Reading statistics: by metric name, the counting settings given; each
+    # must agree with the records (``stats_reader.check_counting_given``).
+    counting_given: Mapping[str, Mapping[str, Any]] = Factory(dict)
+    # --src: the source segments, one a line, for a metric that reads them (COMET).
+    src: str | None = None
 
-    def __init__(
-        self,
-        refs: tuple[str, ...] = (),
-        inputs: tuple[str, ...] = ("-",),  # one per system (stats: shards)
-        encoding: str = "utf-8",
-        encoding_errors: str = "strict",
-        skip_bad_lines: bool = False,
-        input_format: str = "paste",
-        fairseq_hyp: str = "D",
-        keyed_refs: str | None = None,
-        systems: int = 1,  # paste input: hypotheses per line
-        # Hypotheses on stdin with REF files: the systems in each line's
-        # tab-separated fields, as SacreBLEU reads them, the first line's number
-        # (0: not read so; a tab is then text).
-        stdin_systems: int = 0,
-        num_refs: int = 1,  # references per line of the one reference file
-        # A test set's --origlang/--subset: the numbers of the lines scored.
-        keep_lines: frozenset[int] | None = None,
-        sentence_level: bool = False,
-        # --compat sacrebleu: stdin's hypotheses read as SacreBLEU's command line
-        # reads them (universal newlines), and its uneven fields refused with
-        # SacreBLEU's words and status.
-        compat: bool = False,
-        # Merging statistics: by metric name, the score-only settings that the
-        # command line (or config file) sets over those the records carry.
-        scoring_overrides: Mapping[str, Mapping[str, Any]] | None = None,
-        # Reading statistics: by metric name, the counting settings given; each
-        # must agree with the records (``stats_reader.check_counting_given``).
-        counting_given: Mapping[str, Mapping[str, Any]] | None = None,
-        # --src: the source segments, one a line, for a metric that reads them (COMET).
-        src: str | None = None,
-    ) -> None:
-        if scoring_overrides is None:
-            scoring_overrides = {}
-        if counting_given is None:
-            counting_given = {}
-        self._assign(locals())
+    def __post_init__(self) -> None:
         # Each rule about what may be read together is checked here, once,
         # wherever the options come from (the command line, a config file,
         # Python).

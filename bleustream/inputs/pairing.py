@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from typing import Callable, NamedTuple, Union
 
 from bleustream.errors import InputError, count_of
-from bleustream.frozen import Fields
+from bleustream.frozen import Factory, Fields
 from bleustream.inputs.lines import LineSource, Segment
 
 Key = Union[int, str]
@@ -84,25 +84,11 @@ class Event(NamedTuple):
 class Tally(Fields):
     """How many hypotheses or references of one kind were left out, and the first ids."""
 
-    _FIELDS = ("singular", "plural", "source", "count", "ids")
-    __slots__ = _FIELDS
-    singular: str
-    plural: str
-    source: str
-    count: int
-    ids: list[str]
-
-    def __init__(
-        self,
-        singular: str,
-        plural: str,
-        source: str,  # where they were read, for the message
-        count: int = 0,
-        ids: list[str] | None = None,
-    ) -> None:
-        if ids is None:
-            ids = []
-        self._assign(locals())
+    singular: str  # "hypothesis without a reference"
+    plural: str  # "hypotheses without a reference"
+    source: str  # where they were read, for the message
+    count: int = 0
+    ids: list[str] = Factory(list)
 
     def add(self, key: Key) -> None:
         self.count += 1
@@ -127,21 +113,8 @@ class Tally(Fields):
 class PairingReport(Fields):
     """What the end of the input left unscored, and notes on how to fix it."""
 
-    _FIELDS = ("tallies", "notes")
-    __slots__ = _FIELDS
-    tallies: list[Tally]
-    notes: list[str]
-
-    def __init__(
-        self,
-        tallies: list[Tally] | None = None,
-        notes: list[str] | None = None,
-    ) -> None:
-        if tallies is None:
-            tallies = []
-        if notes is None:
-            notes = []
-        self._assign(locals())
+    tallies: list[Tally] = Factory(list)
+    notes: list[str] = Factory(list)
 
     @property
     def left_out(self) -> int:

@@ -67,38 +67,18 @@ _HUNDREDS = repeat(100.0)
 class Settings(Frozen):
     """Everything that decides a BLEU score, as in SacreBLEU's signature."""
 
-    _FIELDS = (
-        "tokenize",
-        "lowercase",
-        "smooth_method",
-        "smooth_value",
-        "effective_order",
-        "max_order",
-        "orders",
-    )
+    tokenize: str = DEFAULT_TOKENIZER
+    lowercase: bool = False
+    smooth_method: str = DEFAULT_SMOOTH
+    smooth_value: float | None = None
+    effective_order: bool = False
+    max_order: int = DEFAULT_MAX_ORDER
     # --bleu-orders: BLEU-1..max_order beside the score; output only, so
     # stats records do not carry it.
+    orders: bool = False
     _OUTPUT = frozenset({"orders"})
-    __slots__ = _FIELDS
-    tokenize: str
-    lowercase: bool
-    smooth_method: str
-    smooth_value: float | None
-    effective_order: bool
-    max_order: int
-    orders: bool
 
-    def __init__(
-        self,
-        tokenize: str = DEFAULT_TOKENIZER,
-        lowercase: bool = False,
-        smooth_method: str = DEFAULT_SMOOTH,
-        smooth_value: float | None = None,
-        effective_order: bool = False,
-        max_order: int = DEFAULT_MAX_ORDER,
-        orders: bool = False,
-    ) -> None:
-        self._assign(locals())
+    def __post_init__(self) -> None:
         if not isinstance(self.tokenize, str) or self.tokenize not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {self.tokenize!r}")
         if not isinstance(self.smooth_method, str) or self.smooth_method not in SMOOTH_DEFAULTS:
@@ -139,8 +119,13 @@ class BleuResult(Fields):
     ``(hyp_len, ref_len, *matches, *totals)``.
     """
 
-    _FIELDS = ("score", "precisions", "bp", "ratio", "row", "by_order")
-    __slots__ = _FIELDS
+    score: float
+    precisions: tuple[float, ...]
+    bp: float
+    ratio: float
+    row: Row
+    # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
+    by_order: tuple[float, ...] | None = None
 
     def __init__(
         self,
@@ -149,7 +134,6 @@ class BleuResult(Fields):
         bp: float,
         ratio: float,
         row: Row,
-        # With --bleu-orders: cumulative BLEU-1..max_order of the same row.
         by_order: tuple[float, ...] | None = None,
     ) -> None:
         # One is made per sentence score: assigned directly.

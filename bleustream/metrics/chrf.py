@@ -101,32 +101,14 @@ _count_into: Callable[[dict, Any], None] = collections._count_elements  # type: 
 class Settings(Frozen):
     """Everything that decides a chrF score, as in SacreBLEU's signature."""
 
-    _FIELDS = (
-        "char_order",
-        "word_order",
-        "beta",
-        "lowercase",
-        "whitespace",
-        "eps_smoothing",
-    )
-    __slots__ = _FIELDS
-    char_order: int
-    word_order: int
-    beta: int
-    lowercase: bool
-    whitespace: bool
-    eps_smoothing: bool
+    char_order: int = DEFAULT_CHAR_ORDER
+    word_order: int = DEFAULT_WORD_ORDER
+    beta: int = DEFAULT_BETA
+    lowercase: bool = False
+    whitespace: bool = False
+    eps_smoothing: bool = False
 
-    def __init__(
-        self,
-        char_order: int = DEFAULT_CHAR_ORDER,
-        word_order: int = DEFAULT_WORD_ORDER,
-        beta: int = DEFAULT_BETA,
-        lowercase: bool = False,
-        whitespace: bool = False,
-        eps_smoothing: bool = False,
-    ) -> None:
-        self._assign(locals())
+    def __post_init__(self) -> None:
         for name, most in (
             ("char_order", MAX_ORDER),
             ("word_order", MAX_ORDER),
@@ -154,8 +136,8 @@ DEFAULT_SETTINGS = Settings()
 class ChrfResult(Fields):
     """A chrF score (a percentage) and the statistics it was computed from."""
 
-    _FIELDS = ("score", "row")
-    __slots__ = _FIELDS
+    score: float
+    row: Row
 
     def __init__(self, score: float, row: Row) -> None:
         self.score = score  # (one per sentence score: assigned directly)

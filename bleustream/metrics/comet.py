@@ -62,43 +62,19 @@ from bleustream.metrics.protocol import (
 )
 from bleustream.metrics.scores import SIGNATURE_VERSION, Score
 
-_OUTPUT = {"output": True}  # settings that do not change a number (``stats_record``)
-
 
 class Settings(Frozen):
     """What decides a COMET score (``identity``, from the loaded model), the
     signature's fields (``about``, a JSON object), and how the run goes."""
 
-    _FIELDS = (
-        "identity",
-        "about",
-        "model",
-        "max_length",
-        "batch_size",
-        "device",
-        "cache",
-    )
     _OUTPUT = frozenset({"model", "max_length", "batch_size", "device", "cache"})
-    __slots__ = _FIELDS
-    identity: str
-    about: str
-    model: str
-    max_length: int | None
-    batch_size: int
-    device: str
-    cache: str | None
-
-    def __init__(
-        self,
-        identity: str = "",
-        about: str = "{}",
-        model: str = "",
-        max_length: int | None = None,  # in ``identity``
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        device: str = "auto",
-        cache: str | None = None,
-    ) -> None:
-        self._assign(locals())
+    identity: str = ""
+    about: str = "{}"
+    model: str = ""
+    max_length: int | None = None  # in ``identity``
+    batch_size: int = DEFAULT_BATCH_SIZE
+    device: str = "auto"
+    cache: str | None = None
 
 
 @dataclass

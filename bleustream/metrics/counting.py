@@ -31,15 +31,12 @@ class Totals(Frozen):
     processes, merge into the statistics of the whole.
     """
 
-    _FIELDS = ("rows", "segments")
-    __slots__ = _FIELDS
     rows: tuple[Row, ...]
-    segments: int
+    segments: int = 0
 
     def __init__(self, rows: tuple[Row, ...], segments: int = 0) -> None:
         # One is made per segment added: assigned directly.
-        object.__setattr__(self, "rows", rows)
-        object.__setattr__(self, "segments", segments)
+        self.__dict__.update(rows=rows, segments=segments)
 
     def __add__(self, other: Totals) -> Totals:
         if not isinstance(other, Totals):

@@ -81,21 +81,12 @@ class Settings(Frozen):
     sets it once the first segment is read.
     """
 
-    _FIELDS = ("case_sensitive", "tokenize", "order", "nrefs")
-    __slots__ = _FIELDS
-    case_sensitive: bool
-    tokenize: str
-    order: int
-    nrefs: int
+    case_sensitive: bool = False
+    tokenize: str = "13a"
+    order: int = DEFAULT_ORDER
+    nrefs: int = 1
 
-    def __init__(
-        self,
-        case_sensitive: bool = False,
-        tokenize: str = "13a",
-        order: int = DEFAULT_ORDER,
-        nrefs: int = 1,
-    ) -> None:
-        self._assign(locals())
+    def __post_init__(self) -> None:
         if self.tokenize not in TOKENIZE:
             raise ValueError(
                 f"NIST tokenizes as mteval: 13a (its rules), intl or none, not {self.tokenize!r}"

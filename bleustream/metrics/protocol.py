@@ -232,59 +232,21 @@ class OptionSpec(Frozen):
     and that one is set (-l en-zh chooses -tok zh).
     """
 
-    _FIELDS = (
-        "flags",
-        "dest",
-        "default",
-        "kind",
-        "help",
-        "choices",
-        "minimum",
-        "maximum",
-        "metavar",
-        "multiple",
-        "config",
-        "reader",
-        "field",
-        "yields_to",
-        "default_from",
-    )
-    __slots__ = _FIELDS
     flags: tuple[str, ...]
     dest: str
-    default: Any
-    kind: str
-    help: str
-    choices: tuple[Any, ...] | None
-    minimum: float | None
-    maximum: float | None
-    metavar: str | None
-    multiple: bool  # one or more values
-    config: bool  # a config key (and in --show-config)
-    reader: Callable[[str], Any] | None
-    field: str | None
-    yields_to: str | None
-    default_from: tuple[str, Callable[[Any], Any]] | None
-
-    def __init__(
-        self,
-        flags: tuple[str, ...],
-        dest: str,
-        default: Any = None,
-        kind: str = "str",
-        help: str = "",
-        choices: tuple[Any, ...] | None = None,
-        minimum: float | None = None,
-        maximum: float | None = None,
-        metavar: str | None = None,
-        multiple: bool = False,
-        config: bool = True,
-        reader: Callable[[str], Any] | None = None,
-        field: str | None = None,
-        yields_to: str | None = None,
-        default_from: tuple[str, Callable[[Any], Any]] | None = None,
-    ) -> None:
-        self._assign(locals())
+    default: Any = None
+    kind: str = "str"
+    help: str = ""
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    metavar: str | None = None
+    multiple: bool = False  # one or more values
+    config: bool = True  # a config key (and in --show-config)
+    reader: Callable[[str], Any] | None = None
+    field: str | None = None
+    yields_to: str | None = None
+    default_from: tuple[str, Callable[[Any], Any]] | None = None
 
     @property
     def settings_field(self) -> str:

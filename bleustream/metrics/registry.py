@@ -82,13 +82,8 @@ DEFAULT_METRICS = ("bleu",)
 class Spec(Frozen):
     """One metric with the settings it runs with."""
 
-    _FIELDS = ("metric", "settings")
-    __slots__ = (*_FIELDS, "__dict__")  # (and the cached properties)
     metric: MetricModule
     settings: Any
-
-    def __init__(self, metric: MetricModule, settings: Any) -> None:
-        self._assign(locals())
 
     @property
     def name(self) -> str:

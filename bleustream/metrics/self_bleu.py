@@ -81,25 +81,14 @@ class Settings(Frozen):
     sentence), as Texygen scores its first 500.
     """
 
-    _FIELDS = ("convention", "max_order", "tokenize", "bleu", "sample", "seed")
-    __slots__ = _FIELDS
-    convention: str
-    max_order: int
-    tokenize: str
-    bleu: bleu.Settings
-    sample: int
-    seed: int | None
+    convention: str = DEFAULT_CONVENTION
+    max_order: int = bleu.DEFAULT_MAX_ORDER
+    tokenize: str = "none"
+    bleu: bleu.Settings = bleu.DEFAULT_SETTINGS
+    sample: int = 0
+    seed: int | None = None
 
-    def __init__(
-        self,
-        convention: str = DEFAULT_CONVENTION,
-        max_order: int = bleu.DEFAULT_MAX_ORDER,
-        tokenize: str = "none",
-        bleu: bleu.Settings = bleu.DEFAULT_SETTINGS,
-        sample: int = 0,
-        seed: int | None = None,
-    ) -> None:
-        self._assign(locals())
+    def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
             raise ValueError(
                 f"Self-BLEU's conventions are {' and '.join(CONVENTIONS)}, not {self.convention!r}"

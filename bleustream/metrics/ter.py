@@ -51,21 +51,10 @@ from bleustream.tokenizers.ter_normalize import tercom_tokenizer
 class Settings(Frozen):
     """Everything that decides a TER score, as in SacreBLEU's signature."""
 
-    _FIELDS = ("normalized", "no_punct", "asian_support", "case_sensitive")
-    __slots__ = _FIELDS
-    normalized: bool
-    no_punct: bool
-    asian_support: bool
-    case_sensitive: bool
-
-    def __init__(
-        self,
-        normalized: bool = False,
-        no_punct: bool = False,
-        asian_support: bool = False,
-        case_sensitive: bool = False,
-    ) -> None:
-        self._assign(locals())
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    case_sensitive: bool = False
 
 
 DEFAULT_SETTINGS = Settings()
@@ -79,8 +68,10 @@ class TerResult(Fields):
     ``TERScore`` holds them.
     """
 
-    _FIELDS = ("score", "row", "num_edits", "ref_length")
-    __slots__ = _FIELDS
+    score: float
+    row: Row
+    num_edits: int
+    ref_length: float
 
     def __init__(self, score: float, row: Row, num_edits: int, ref_length: float) -> None:
         self.score = score  # (one per sentence score: assigned directly)

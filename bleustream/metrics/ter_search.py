@@ -130,15 +130,12 @@ class Reference(Frozen):
     reads ``vocab`` and ``ids`` only).
     """
 
-    _FIELDS = ("vocab", "ids")
-    __slots__ = (*_FIELDS, "__dict__")  # (and the cached properties)
     vocab: dict[str, int]
     ids: tuple[int, ...]
 
     def __init__(self, vocab: dict[str, int], ids: tuple[int, ...]) -> None:
         # One is made per reference: assigned directly.
-        object.__setattr__(self, "vocab", vocab)
-        object.__setattr__(self, "ids", ids)
+        self.__dict__.update(vocab=vocab, ids=ids)
 
     @property
     def unknown(self) -> int:

@@ -42,97 +42,41 @@ FORMATS = ("text", "tsv", "jsonl", "json", "stats", "latex")
 class Record(Frozen):
     """The scores of every metric at one point of the stream."""
 
-    _FIELDS = (
-        "kind",
-        "scores",
-        "segments",
-        "line",
-        "id",
-        "system",
-        "partial",
-        "partial_input",
-        "skipped",
-        "unpaired",
-        "results",
-    )
-    __slots__ = _FIELDS
     kind: str
-    scores: tuple[Any, ...]
-    segments: int
-    line: int | None
-    id: str | None
-    system: str | int | None
-    partial: bool
-    partial_input: str | None
-    skipped: int
-    unpaired: int | None
-    results: tuple[Any, ...] | None
-
-    def __init__(
-        self,
-        kind: str,
-        scores: tuple[Any, ...],  # one score object per metric, as Context.specs
-        segments: int,  # segments the scores cover (1 for a segment record)
-        line: int | None = None,  # the input line that completed the record
-        id: str | None = None,  # the segment id, for keyed input
-        # The system, when there are several: its file name, or its field
-        # number for paste input.
-        system: str | int | None = None,
-        partial: bool = False,  # the input was interrupted before its end
-        # Statistics read back: where a record of an interrupted run was read
-        # ("file:line"), which makes this record partial too; else None.
-        partial_input: str | None = None,
-        skipped: int = 0,  # bad lines skipped so far
-        # Log formats, corpus record: hypotheses and references left out of the
-        # score (without their other half, duplicate, or beyond the reference
-        # files); None for inputs that are not paired by id.
-        unpaired: int | None = None,
-        # Corpus records of a resampling test: one result per metric (its mean,
-        # ci and p_value), or None.
-        results: tuple[Any, ...] | None = None,
-    ) -> None:
-        self._assign(locals())
+    scores: tuple[Any, ...]  # one score object per metric, as Context.specs
+    segments: int  # segments the scores cover (1 for a segment record)
+    line: int | None = None  # the input line that completed the record
+    id: str | None = None  # the segment id, for keyed input
+    # The system, when there are several: its file name, or its field
+    # number for paste input.
+    system: str | int | None = None
+    partial: bool = False  # the input was interrupted before its end
+    # Statistics read back: where a record of an interrupted run was read
+    # ("file:line"), which makes this record partial too; else None.
+    partial_input: str | None = None
+    skipped: int = 0  # bad lines skipped so far
+    # Log formats, corpus record: hypotheses and references left out of the
+    # score (without their other half, duplicate, or beyond the reference
+    # files); None for inputs that are not paired by id.
+    unpaired: int | None = None
+    # Corpus records of a resampling test: one result per metric (its mean,
+    # ci and p_value), or None.
+    results: tuple[Any, ...] | None = None
 
 
 class Context(Frozen):
     """What every record of a run shares."""
 
-    _FIELDS = (
-        "specs",
-        "signatures",
-        "width",
-        "score_only",
-        "named_systems",
-        "test",
-        "short",
-        "compat",
-        "sentence_only",
-    )
-    __slots__ = _FIELDS
     specs: tuple[Spec, ...]
-    signatures: tuple[dict[str, str], ...]
-    width: int
-    score_only: bool
-    named_systems: bool
-    test: str | None
-    short: bool
-    compat: bool
-    sentence_only: bool
-
-    def __init__(
-        self,
-        specs: tuple[Spec, ...],
-        signatures: tuple[dict[str, str], ...],  # one per metric
-        width: int = 1,
-        score_only: bool = False,
-        named_systems: bool = False,  # records carry a system name
-        test: str | None = None,
-        short: bool = False,  # SacreBLEU's short signatures in text
-        compat: bool = False,  # SacreBLEU's layouts (--compat sacrebleu)
-        # Only the segment lines are written (-sl -b; -sl in SacreBLEU's layout).
-        sentence_only: bool = False,
-    ) -> None:
-        self._assign(locals())
+    signatures: tuple[dict[str, str], ...]  # one per metric
+    width: int = 1
+    score_only: bool = False
+    named_systems: bool = False  # records carry a system name
+    test: str | None = None  # "ci", "bs" or "ar": records carry test results
+    short: bool = False  # SacreBLEU's short signatures in text
+    compat: bool = False  # SacreBLEU's layouts (--compat sacrebleu)
+    # Only the segment lines are written (-sl -b; -sl in SacreBLEU's layout).
+    sentence_only: bool = False
 
     def signature_text(self, index: int) -> str:
         """The signature of the metric at ``index`` as text lines show it."""

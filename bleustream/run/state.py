@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from bleustream.errors import EXIT_OK, Interrupted, UsageError, count_of, signal_status
-from bleustream.frozen import Fields, Frozen
+from bleustream.frozen import Factory, Fields, Frozen
 from bleustream.inputs.items import Item, input_name
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.registry import Spec
@@ -34,73 +34,29 @@ class RunOptions(Frozen):
     """Everything a run needs to know, checked and typed: what to read
     (``reading``, which checks itself) and what to write."""
 
-    _FIELDS = (
-        "specs",
-        "reading",
-        "format",
-        "width",
-        "score_only",
-        "every",
-        "allow_unpaired",
-        "jobs",
-        "test",
-        "progress",
-        "short",
-        "warn_tokenized",
-        "allow_empty",
-        "self_bleu_column",
-        "nist_docs",
-        "confidence",
-        "sacrebleu_log",
-        "parts",
-    )
-    __slots__ = _FIELDS
     specs: tuple[Spec, ...]
-    reading: ReadOptions
-    format: str
-    width: int
-    score_only: bool
-    every: int
-    allow_unpaired: bool
-    jobs: int
-    test: Resampling | None
-    progress: bool
-    short: bool
-    warn_tokenized: bool
-    allow_empty: bool
-    self_bleu_column: int
-    nist_docs: str | None
-    confidence: bool
-    sacrebleu_log: bool
-    parts: tuple[tuple[str, frozenset[int]], ...] | None
+    reading: ReadOptions = Factory(ReadOptions)
+    format: str = "text"
+    width: int = 1
+    score_only: bool = False
+    every: int = 0
+    allow_unpaired: bool = False
+    jobs: int = 1  # worker processes counting segments
+    test: Resampling | None = None  # confidence intervals or a paired test
+    progress: bool = False  # progress lines on the progress stream
+    short: bool = False  # SacreBLEU's short signatures in text
+    # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
+    warn_tokenized: bool = False
+    allow_empty: bool = False  # no segments: scores of 0, not an error
+    self_bleu_column: int = 0  # Self-BLEU: the sentences are this field (0: whole lines)
+    nist_docs: str | None = None  # NIST: the file of each line's document id
+    confidence: bool = False  # -ci was given (alone, or with a paired test)
+    sacrebleu_log: bool = False  # SacreBLEU's information lines on stderr
+    # -d: a test set's parts, each its key and the numbers of its lines,
+    # scored beside the whole ((): SacreBLEU's note that there are none).
+    parts: tuple[tuple[str, frozenset[int]], ...] | None = None
 
-    def __init__(
-        self,
-        specs: tuple[Spec, ...],
-        reading: ReadOptions | None = None,
-        format: str = "text",
-        width: int = 1,
-        score_only: bool = False,
-        every: int = 0,
-        allow_unpaired: bool = False,
-        jobs: int = 1,  # worker processes counting segments
-        test: Resampling | None = None,  # confidence intervals or a paired test
-        progress: bool = False,  # progress lines on the progress stream
-        short: bool = False,  # SacreBLEU's short signatures in text
-        # SacreBLEU's warning when 100 or more of a system's hypotheses end in " .".
-        warn_tokenized: bool = False,
-        allow_empty: bool = False,  # no segments: scores of 0, not an error
-        self_bleu_column: int = 0,  # Self-BLEU: the sentences are this field (0: whole lines)
-        nist_docs: str | None = None,  # NIST: the file of each line's document id
-        confidence: bool = False,  # -ci was given (alone, or with a paired test)
-        sacrebleu_log: bool = False,  # SacreBLEU's information lines on stderr
-        # -d: a test set's parts, each its key and the numbers of its lines,
-        # scored beside the whole ((): SacreBLEU's note that there are none).
-        parts: tuple[tuple[str, frozenset[int]], ...] | None = None,
-    ) -> None:
-        if reading is None:
-            reading = ReadOptions()
-        self._assign(locals())
+    def __post_init__(self) -> None:
         if self.systems_given is not None:
             self.check_systems(self.systems_given, "given")
 
@@ -171,25 +127,12 @@ class Output:
 class State(Fields):
     """What the loop knows so far, for the records it writes."""
 
-    _FIELDS = ("options", "specs", "nrefs", "systems", "partial", "read")
-    __slots__ = _FIELDS
     options: RunOptions
     specs: tuple[Spec, ...]
-    nrefs: int | str | None
+    nrefs: int | str | None  # None until the first segment or statistics say
     systems: list[str | int | None]
-    partial: bool
-    read: ReadBack | None
-
-    def __init__(
-        self,
-        options: RunOptions,
-        specs: tuple[Spec, ...],
-        nrefs: int | str | None,  # None until the first segment or statistics say
-        systems: list[str | int | None],
-        partial: bool = False,  # this run was interrupted
-        read: ReadBack | None = None,  # statistics read back (what their records say)
-    ) -> None:
-        self._assign(locals())
+    partial: bool = False  # this run was interrupted
+    read: ReadBack | None = None  # statistics read back (what their records say)
 
     def context(self) -> Context:
         """The context of the records written from now on."""
@@ -326,19 +269,9 @@ _INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 class Held(Fields):
     """SIGINT and SIGTERM held back (``hold_signals``): what to restore."""
 
-    _FIELDS = ("mask", "handlers", "noted")
-    __slots__ = _FIELDS
-    mask: Any
-    handlers: dict[int, Any]
-    noted: list[int]
-
-    def __init__(
-        self,
-        mask: Any,  # the caller's signal mask, or None
-        handlers: dict[int, Any],  # the caller's handlers, replaced meanwhile
-        noted: list[int],  # the signals that came meanwhile
-    ) -> None:
-        self._assign(locals())
+    mask: Any  # the caller's signal mask, or None
+    handlers: dict[int, Any]  # the caller's handlers, replaced meanwhile
+    noted: list[int]  # the signals that came meanwhile
 
 
 def hold_signals() -> Held:

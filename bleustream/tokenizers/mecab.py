@@ -28,38 +28,14 @@ from bleustream.frozen import Frozen
 class MecabSpec(Frozen):
     """One MeCab tokenizer: which packages, which dictionary, which signature."""
 
-    _FIELDS = (
-        "name",
-        "module",
-        "dictionary",
-        "needs",
-        "extra",
-        "dictionary_size",
-        "signature_suffix",
-        "language",
-    )
-    __slots__ = _FIELDS
-    name: str
-    module: str
-    dictionary: str
-    needs: str
-    extra: str
-    dictionary_size: int
-    signature_suffix: str
-    language: str
-
-    def __init__(
-        self,
-        name: str,
-        module: str,  # the MeCab binding to import
-        dictionary: str,  # the dictionary package (its MECAB_ARGS point MeCab at it)
-        needs: str,  # what the error message says is missing
-        extra: str,  # bleustream's optional extra that installs both
-        dictionary_size: int,  # SacreBLEU's check that the dictionary is the right one
-        signature_suffix: str,  # SacreBLEU's signature: name-version-suffix
-        language: str,  # the language's name, as SacreBLEU's FAIL_MESSAGE says it
-    ) -> None:
-        self._assign(locals())
+    name: str  # the tokenizer's name, e.g. "ja-mecab"
+    module: str  # the MeCab binding to import
+    dictionary: str  # the dictionary package (its MECAB_ARGS point MeCab at it)
+    needs: str  # what the error message says is missing
+    extra: str  # bleustream's optional extra that installs both
+    dictionary_size: int  # SacreBLEU's check that the dictionary is the right one
+    signature_suffix: str  # SacreBLEU's signature: name-version-suffix
+    language: str  # the language's name, as SacreBLEU's FAIL_MESSAGE says it
 
 
 JA = MecabSpec(

@@ -26,19 +26,9 @@ from bleustream.frozen import Frozen
 class SpmModel(Frozen):
     """One SentencePiece tokenizer of SacreBLEU's ``tokenizer_spm.py``."""
 
-    _FIELDS = ("name", "signature", "url")
-    __slots__ = _FIELDS
-    name: str
-    signature: str
-    url: str
-
-    def __init__(
-        self,
-        name: str,  # the tokenizer's name, as -tok takes it
-        signature: str,  # what SacreBLEU's signature says
-        url: str,  # where SacreBLEU downloads the model from
-    ) -> None:
-        self._assign(locals())
+    name: str  # the tokenizer's name, as -tok takes it
+    signature: str  # what SacreBLEU's signature says
+    url: str  # where SacreBLEU downloads the model from
 
     @property
     def file_name(self) -> str:

@@ -191,7 +191,7 @@ def _stdin_systems(
     for segment in segments:
         fields = segment.hyp.split("\t")
         if len(fields) != n:
-            raise _uneven_fields(n, len(fields), options, source.name, segment.line)
+            raise uneven_fields(n, len(fields), options, source.name, segment.line)
         hyps = tuple(fields) if first else tuple(field.rstrip() for field in fields)
         first = False
         yield Item(hyps, segment.refs, None, 1, segment.line, segment.id, True, policy.count)
@@ -223,10 +223,10 @@ def check_fields_left(source: LineSource, options: ReadOptions) -> None:
             continue
         found = len((text or "").rstrip().split("\t"))
         if found != options.stdin_systems:
-            raise _uneven_fields(options.stdin_systems, found, options, source.name, source.line)
+            raise uneven_fields(options.stdin_systems, found, options, source.name, source.line)
 
 
-def _uneven_fields(
+def uneven_fields(
     n: int, found: int, options: ReadOptions, name: str, line: int
 ) -> BleustreamError:
     """The error for a line of stdin with ``found`` tab-separated fields where
@@ -281,6 +281,14 @@ class _Replay:
             first, self._first = self._first, None
             return first
         return self._stream.readline(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        """As ``readline``: the first line, then what the stream gives."""
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        read = getattr(self._stream, "read1", None) or self._stream.read
+        return read(size)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)

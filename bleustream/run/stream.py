@@ -263,6 +263,10 @@ class _Stream:
             return summed_blocks(self.counter, blocks, self.policy)  # an item is a block
         # Progress follows each segment of a stream as it arrives.
         if scorer.systems == 1 and not (each or self.progress is not None or reading_stats):
+            from bleustream.inputs import blocks
+
+            if blocks.readable(self.options.reading):
+                return blocks.block_sums(scorer.counter, self.sources, self.options.reading)
             return _summed_batches(scorer.counter, items, reading)
         return zip(items, repeat(None))
 

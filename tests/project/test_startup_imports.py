@@ -59,6 +59,7 @@ COMMON = frozenset(
         "bleustream.errors",
         "bleustream.frozen",
         "bleustream.inputs",
+        "bleustream.inputs.blocks",
         "bleustream.inputs.items",
         "bleustream.inputs.lines",
         "bleustream.inputs.formats",

@@ -202,26 +202,15 @@ done:
     return res;
 }
 
-BS_FASTCALL(bs_bleu_sum_13a)
-{
-    (void)module;
-    return bleu_lines_tok("bleu_sum_13a", TOK_13A, 0, args, nargs, kwnames);
-}
+/* The four entry points: sums or rows (`rows`), of 13a's or zh's tokens. */
+#define BLEU_LINES(name, which, rows)                                          \
+    BS_FASTCALL(bs_##name)                                                     \
+    {                                                                          \
+        (void)module;                                                          \
+        return bleu_lines_tok(#name, which, rows, args, nargs, kwnames);       \
+    }
 
-BS_FASTCALL(bs_bleu_sum_zh)
-{
-    (void)module;
-    return bleu_lines_tok("bleu_sum_zh", TOK_ZH, 0, args, nargs, kwnames);
-}
-
-BS_FASTCALL(bs_bleu_rows_13a)
-{
-    (void)module;
-    return bleu_lines_tok("bleu_rows_13a", TOK_13A, 1, args, nargs, kwnames);
-}
-
-BS_FASTCALL(bs_bleu_rows_zh)
-{
-    (void)module;
-    return bleu_lines_tok("bleu_rows_zh", TOK_ZH, 1, args, nargs, kwnames);
-}
+BLEU_LINES(bleu_sum_13a, TOK_13A, 0)
+BLEU_LINES(bleu_sum_zh, TOK_ZH, 0)
+BLEU_LINES(bleu_rows_13a, TOK_13A, 1)
+BLEU_LINES(bleu_rows_zh, TOK_ZH, 1)

@@ -19,14 +19,7 @@ from bleustream.analysis.running import listed
 from bleustream.analysis.settings import SENTENCE_KINDS
 from bleustream.analysis.words import f_measure
 from bleustream.extras import require_numpy
-from bleustream.metrics.bootstrap import (
-    bootstrap_indices,
-    bootstrap_scores,
-    prepare,
-    resample_sums,
-    score_estimate_ci,
-    seed_text,
-)
+from bleustream.metrics import bootstrap
 from bleustream.metrics.protocol import Row
 from bleustream.metrics.registry import Spec
 from bleustream.significance import draws
@@ -68,7 +61,7 @@ def build(an: Analyzer) -> dict[str, Any]:
         },
         "resampling": {
             "samples": settings.samples,
-            "seed": seed_text(settings.seed) if settings.samples > 0 else None,
+            "seed": bootstrap.seed_text(settings.seed) if settings.samples > 0 else None,
             "test": "paired-bs" if an.systems > 1 else "ci",
         },
     }
@@ -142,8 +135,11 @@ def _differences(np: Any, an: Analyzer, matrices: list[list[Any]]) -> list[dict[
         for spec, bl, sy in zip(an.specs, base, system):
             scorer = _row_scorer(spec)
             seed = settings.seed if settings.seed else None
-            a, b = bootstrap_scores(
-                np, seed, settings.samples, [(prepare(np, bl), scorer), (prepare(np, sy), scorer)]
+            a, b = bootstrap.bootstrap_scores(
+                np,
+                seed,
+                settings.samples,
+                [(bootstrap.prepare(np, bl), scorer), (bootstrap.prepare(np, sy), scorer)],
             )
             diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
             counts, edges = np.histogram(diff, bins=HISTOGRAM_BINS)
@@ -228,15 +224,15 @@ def _word_intervals(np: Any, an: Analyzer, matrix: Any) -> dict[tuple[int, int],
     columns = [matrix[:, b, [2 + 2 * s, 0, 1 + 2 * s]] for s, b in cells]
     stats = np.ascontiguousarray(np.concatenate(columns, axis=1))
     rng = np.random.default_rng(settings.seed)
-    indices = bootstrap_indices(rng, segments, settings.samples)
-    (sums,) = resample_sums(np, [prepare(np, stats)], indices)
+    indices = bootstrap.bootstrap_indices(rng, segments, settings.samples)
+    (sums,) = bootstrap.resample_sums(np, [bootstrap.prepare(np, stats)], indices)
     sums = np.asarray(sums, dtype=np.float64)
     out: dict[tuple[int, int], Any] = {}
     for k, cell in enumerate(cells):
         measures = _measures(np, sums[:, 3 * k : 3 * k + 3])
         out[cell] = {}
         for measure, scores in zip(MEASURES, measures):
-            mean, ci = score_estimate_ci(np, scores)
+            mean, ci = bootstrap.score_estimate_ci(np, scores)
             out[cell][measure] = {"mean": mean, "ci": ci}
     return out
 

@@ -47,6 +47,19 @@ def edges_setting(text: str) -> str:
     return text
 
 
+def _edges_option(name: str, edges: tuple[float, ...], what: str, shown: str) -> OptionSpec:
+    """``--NAME-edges``: the bucket edges of ``what``, compare-mt's by default
+    (``shown``, as help writes them)."""
+    return OptionSpec(
+        (f"--{name}-edges",),
+        f"{name.replace('-', '_')}_edges",
+        ":".join(str(x) for x in edges),
+        reader=edges_setting,
+        metavar="E1:E2:...",
+        help=f"bucket edges of {what} (default: compare-mt's {shown})",
+    )
+
+
 def orders_setting(text: str) -> str:
     """N-gram orders ``LOW:HIGH`` (or one order), 1 <= LOW <= HIGH <= 9."""
     parts = text.split(":")
@@ -392,41 +405,20 @@ TABLE: tuple[Group, ...] = (
                 help="bootstrap resamples for every interval and paired test of --analyze "
                 "(0: none, and nothing kept per segment; default: 1000)",
             ),
-            OptionSpec(
-                ("--length-edges",),
-                "length_edges",
-                ":".join(str(x) for x in LENGTH_EDGES),
-                reader=edges_setting,
-                metavar="E1:E2:...",
-                help="bucket edges of reference length in words (default: compare-mt's "
-                "10:20:30:40:50:60)",
+            _edges_option("length", LENGTH_EDGES, "reference length in words", "10:20:30:40:50:60"),
+            _edges_option(
+                "length-diff",
+                LENGTH_DIFF_EDGES,
+                "the baseline's length minus the reference's",
+                "-20:-10:-5:-4:-3:-2:-1:0:1:2:3:4:5:6:11:21",
             ),
-            OptionSpec(
-                ("--length-diff-edges",),
-                "length_diff_edges",
-                ":".join(str(x) for x in LENGTH_DIFF_EDGES),
-                reader=edges_setting,
-                metavar="E1:E2:...",
-                help="bucket edges of the baseline's length minus the reference's "
-                "(default: compare-mt's -20:-10:-5:-4:-3:-2:-1:0:1:2:3:4:5:6:11:21)",
+            _edges_option(
+                "sentence-bleu",
+                SENTENCE_BLEU_EDGES,
+                "the baseline's sentence BLEU",
+                "10.0:20.0:...:90.0",
             ),
-            OptionSpec(
-                ("--sentence-bleu-edges",),
-                "sentence_bleu_edges",
-                ":".join(str(x) for x in SENTENCE_BLEU_EDGES),
-                reader=edges_setting,
-                metavar="E1:E2:...",
-                help="bucket edges of the baseline's sentence BLEU (default: compare-mt's "
-                "10.0:20.0:...:90.0)",
-            ),
-            OptionSpec(
-                ("--frequency-edges",),
-                "frequency_edges",
-                ":".join(str(x) for x in FREQUENCY_EDGES),
-                reader=edges_setting,
-                metavar="E1:E2:...",
-                help="bucket edges of word frequency (default: compare-mt's 1:2:3:4:5:10:100:1000)",
-            ),
+            _edges_option("frequency", FREQUENCY_EDGES, "word frequency", "1:2:3:4:5:10:100:1000"),
             OptionSpec(
                 ("--freq-corpus",),
                 "freq_corpus",

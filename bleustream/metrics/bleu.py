@@ -137,12 +137,9 @@ class BleuResult(Fields):
         by_order: tuple[float, ...] | None = None,
     ) -> None:
         # One is made per sentence score: assigned directly.
-        self.score = score
-        self.precisions = precisions
-        self.bp = bp
-        self.ratio = ratio
-        self.row = row
-        self.by_order = by_order
+        self.__dict__.update(
+            score=score, precisions=precisions, bp=bp, ratio=ratio, row=row, by_order=by_order
+        )
 
     # SacreBLEU's BLEUScore attribute names.
     @property
@@ -553,8 +550,6 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# The batch functions' twins (bleustream.metrics.protocol; the test of
-# their signatures reads this):
 KERNEL_TWINS = {
     "count_batch": (c_count_batch, py_count_batch),
     "sum_batch": (c_sum_batch, py_sum_batch),

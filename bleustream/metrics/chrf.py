@@ -140,8 +140,7 @@ class ChrfResult(Fields):
     row: Row
 
     def __init__(self, score: float, row: Row) -> None:
-        self.score = score  # (one per sentence score: assigned directly)
-        self.row = row
+        self.__dict__.update(score=score, row=row)  # (one per sentence: assigned directly)
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:
@@ -554,8 +553,6 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 
 
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# The batch functions' twins (bleustream.metrics.protocol; the test of
-# their signatures reads this):
 KERNEL_TWINS = {
     "count_batch": (c_count_batch, py_count_batch),
     "sum_batch": (c_sum_batch, py_sum_batch),

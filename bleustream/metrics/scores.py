@@ -251,6 +251,12 @@ class BLEUScore(Score):
         ref_len: int,
     ) -> None:
         super().__init__("BLEU", score)
+        self._parts(counts, totals, precisions, bp, sys_len, ref_len)
+
+    def _parts(self, *parts: Any) -> None:
+        """The parts SacreBLEU's ``BLEUScore`` keeps beside the score, in
+        ``__init__``'s order after the score."""
+        counts, totals, precisions, bp, sys_len, ref_len = parts
         self.bp = bp
         self.counts = counts
         self.totals = totals
@@ -273,23 +279,14 @@ class BLEUScore(Score):
         """The score of statistics ``(sys_len, ref_len, *counts, *totals)``
         (no add-k: its counts are not the statistics)."""
         order = len(precisions)
-        sys_len, ref_len = int(stats[0]), int(stats[1])
-        ratio = sys_len / ref_len if ref_len else 0
-        prec_str, verbose = bleu_verbose(precisions, bp, ratio, sys_len, ref_len)
-        self = object.__new__(cls)
+        self = object.__new__(cls)  # (one per sentence: not through Score's __init__)
         self.name = "BLEU"
         self.score = score
         self._mean = -1.0
         self._ci = -1.0
-        self._verbose = verbose
-        self.bp = bp
-        self.counts = list(stats[2 : 2 + order])
-        self.totals = list(stats[2 + order :])
-        self.sys_len = sys_len
-        self.ref_len = ref_len
-        self.precisions = precisions
-        self.prec_str = prec_str
-        self.ratio = ratio
+        self._verbose = ""  # (SacreBLEU's order of attributes: set by _parts)
+        counts, totals = list(stats[2 : 2 + order]), list(stats[2 + order :])
+        self._parts(counts, totals, precisions, bp, int(stats[0]), int(stats[1]))
         self.stats = stats
         self.signature = signature
         return self

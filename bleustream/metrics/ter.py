@@ -74,10 +74,8 @@ class TerResult(Fields):
     ref_length: float
 
     def __init__(self, score: float, row: Row, num_edits: int, ref_length: float) -> None:
-        self.score = score  # (one per sentence score: assigned directly)
-        self.row = row
-        self.num_edits = num_edits
-        self.ref_length = ref_length
+        # One is made per sentence score: assigned directly.
+        self.__dict__.update(score=score, row=row, num_edits=num_edits, ref_length=ref_length)
 
 
 def settings_from(options: Mapping[str, Any]) -> Settings:

@@ -10,10 +10,11 @@ What SacreBLEU 2.6 prints, and what is reproduced here:
   ``confidence_json_fields``;
 * several systems (``print_results_table``): a table, then for paired
   tests an explanatory paragraph, then the metric signatures (``-f jsonl``
-  holds ``paired_json_value`` per cell instead).  ``latex_report``
+  holds ``paired_json_value`` per cell instead).  ``report("latex", ...)``
   gives ``-f latex`` exactly (tabulate's ``latex_booktabs`` as SacreBLEU
-  calls it, with ``--no-color``).  ``text_report`` gives ``-f text`` with
-  the same paragraph and signatures, but the table laid out plainly rather
+  calls it, with ``--no-color``), ``report("grid", ...)`` its ``-f text``
+  (tabulate's ``fancy_grid``).  ``report("text", ...)`` gives the same
+  paragraph and signatures, but the table laid out plainly rather
   than in tabulate's box-drawn ``fancy_grid``: a right-aligned system
   column, centred metric columns two spaces apart, a dashed rule under the
   titles, and a system's p-value on a second line under its score.
@@ -365,45 +366,26 @@ def signatures_block(signatures: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _report(
-    table: str,
+def report(
+    layout: str,
     results: Sequence[Entry],
     signatures: Mapping[str, str],
-    test: str | None,
-    n_samples: int | None,
+    test: str | None = None,
+    n_samples: int | None = None,
+    width: int = 1,
 ) -> str:
-    out = table + "\n\n"
+    """The whole output for several systems, as SacreBLEU prints it, with the
+    table of ``layout``: ``text`` (laid out plainly), ``grid`` (SacreBLEU's
+    ``-f text``, box-drawn) or ``latex``; then, for a paired test
+    (``test``: ``"bs"`` or ``"ar"``), the paragraph that explains it, and the
+    signatures.  The baseline is the first result's system when its name
+    starts with ``Baseline:``."""
+    out = _TABLES[layout](results, width) + "\n\n"
     if test is not None:
         first = results[0].system if results else ""
         baseline = first if first.startswith("Baseline:") else ""
         out += paired_explanation(test, n_samples if n_samples is not None else 0, baseline)
     return out + signatures_block(signatures)
-
-
-def text_report(
-    results: Sequence[Entry],
-    signatures: Mapping[str, str],
-    test: str | None = None,
-    n_samples: int | None = None,
-    width: int = 1,
-) -> str:
-    """The whole ``-f text`` output for several systems, with the plain table.
-
-    ``test`` is ``"bs"``, ``"ar"`` or ``None`` (scores only); the baseline is
-    the first result's system when its name starts with ``Baseline:``.
-    """
-    return _report(text_table(results, width), results, signatures, test, n_samples)
-
-
-def latex_report(
-    results: Sequence[Entry],
-    signatures: Mapping[str, str],
-    test: str | None = None,
-    n_samples: int | None = None,
-    width: int = 1,
-) -> str:
-    """The whole ``-f latex`` output for several systems, as SacreBLEU prints it."""
-    return _report(latex_table(results, width), results, signatures, test, n_samples)
 
 
 # ----------------------------------------------------------------------------
@@ -504,17 +486,6 @@ def grid_table(results: Sequence[Entry], width: int = 1) -> str:
     return "\n".join(lines)
 
 
-def grid_report(
-    results: Sequence[Entry],
-    signatures: Mapping[str, str],
-    test: str | None = None,
-    n_samples: int | None = None,
-    width: int = 1,
-) -> str:
-    """The whole ``-f text`` output for several systems, as SacreBLEU draws it."""
-    return _report(grid_table(results, width), results, signatures, test, n_samples)
-
-
 # ----------------------------------------------------------------------------
 # SacreBLEU's information lines (its log at level INFO) about several systems
 # ----------------------------------------------------------------------------
@@ -558,3 +529,6 @@ def sacrebleu_log(
             lines += counted(system, key)
             lines.append(_TEST_LINES[test].format(n=n))
     return lines
+
+
+_TABLES = {"text": text_table, "grid": grid_table, "latex": latex_table}

@@ -48,7 +48,8 @@ def final_text(
     text = fmt == "text" or (fmt == "latex" and ctx.compat)  # SacreBLEU's: one system's lines
     table = fmt == "latex" or (text and several and (ctx.compat or not ctx.score_only))
     if table and (several or not ctx.compat):
-        return _table(fmt, ctx, finals, test, named_baseline)
+        names = table_names([r.system for r in finals], test, named_baseline)
+        return _table(fmt, ctx, finals, test, names)
     if text and ctx.compat:
         return _single_sacrebleu(ctx, finals[0])
     if fmt == "text" and not ctx.score_only and test is not None:
@@ -188,28 +189,18 @@ def _json_document(
 
 
 def _table(
-    fmt: str,
-    ctx: Context,
-    finals: Sequence[Record],
-    test: Resampling | None,
-    named_baseline: bool = False,
+    fmt: str, ctx: Context, finals: Sequence[Record], test: Resampling | None, names: list[str]
 ) -> str:
+    """SacreBLEU's table of the systems (``names``, as the table shows them)."""
     from bleustream.output import tables  # SacreBLEU's layouts: loaded when written
 
-    names = table_names([r.system for r in finals], test, named_baseline)
     order = systems_order(ctx, test)
     results = [_results_of(ctx, rec, name)[i] for name, rec in zip(names, finals) for i in order]
     signatures = {ctx.specs[i].label: ctx.signature_text(i) for i in order}
     kind = test.kind if test is not None and test.paired else None
     n = test.n if test is not None else None
-    make = (
-        tables.latex_report
-        if fmt == "latex"
-        else tables.grid_report
-        if ctx.compat
-        else tables.text_report
-    )
-    text = make(results, signatures, kind, n, ctx.width)
+    layout = "latex" if fmt == "latex" else "grid" if ctx.compat else "text"
+    text = tables.report(layout, results, signatures, kind, n, ctx.width)
     notes = notes_of(finals[0])
     return text + (notes.strip() + "\n" if notes else "")
 

@@ -44,7 +44,7 @@ from bleustream.errors import UsageError
 from bleustream.metrics import array_scores as batch
 from bleustream.metrics import bootstrap
 from bleustream.metrics.scores import COMMON_SHORT
-from bleustream.output import tables as report
+from bleustream.output import tables
 from bleustream.significance import draws as significance
 from bleustream.significance.draws import SystemStats
 from bleustream.significance.result import Result
@@ -716,10 +716,10 @@ def test_wmt21_paired_bs_and_latex(monkeypatch: pytest.MonkeyPatch) -> None:
     ours = [
         replace(r, system=f"Baseline: {r.system}") if r.system == baseline.name else r for r in ours
     ]
-    theirs["System"] = report.paired_names(theirs["System"])
+    theirs["System"] = tables.paired_names(theirs["System"])
     for fmt, ours_text in (
-        ("latex", report.latex_report(ours, signatures, "bs", 1000)),
-        ("text", report.text_report(ours, signatures, "bs", 1000)),
+        ("latex", tables.report("latex", ours, signatures, "bs", 1000)),
+        ("text", tables.report("text", ours, signatures, "bs", 1000)),
     ):
         printed = sacrebleu_table(monkeypatch, theirs, signatures, fmt, "bs", 1000)
         if fmt == "latex":
@@ -801,9 +801,9 @@ def test_latex_equals_sacrebleu(
     signatures = {"BLEU": "nrefs:1|bs:1000|seed:12345|version:2.6.0", "chrF2++": "x", "TER": "y"}
     scores = sacrebleu_results(results, test is None, width)
     want = sacrebleu_table(monkeypatch, scores, signatures, "latex", test, 1000, width)
-    assert report.latex_report(results, signatures, test, 1000, width) == want
+    assert tables.report("latex", results, signatures, test, 1000, width) == want
     want_text = sacrebleu_table(monkeypatch, scores, signatures, "text", test, 1000, width)
-    got_text = report.text_report(results, signatures, test, 1000, width)
+    got_text = tables.report("text", results, signatures, test, 1000, width)
     assert got_text.split("\n\n", 1)[1] == want_text.split("\n\n", 1)[1]
 
 
@@ -814,7 +814,7 @@ def test_text_table_layout() -> None:
         Result("long-system-name", "BLEU", 29.8, 29.3, 4.0, 0.0099),
         Result("long-system-name", "TER", 59.3, 59.7, 4.04, 0.2),
     ]
-    assert report.text_table(results).split("\n") == [
+    assert tables.text_table(results).split("\n") == [
         "          System  BLEU (μ ± 95% CI)  TER (μ ± 95% CI)",
         "----------------  -----------------  -----------------",
         "  Baseline: base  24.3 (24.0 ± 3.4)  65.0 (65.3 ± 3.7)",
@@ -839,23 +839,23 @@ def test_single_system_lines_equal_sacrebleu(monkeypatch: pytest.MonkeyPatch) ->
             sig = metric.get_signature().format()
             theirs.append(score.format(width, score_only, sig))
             if score_only:
-                lines.append(report.score_text(result, width))
+                lines.append(tables.score_text(result, width))
             else:
-                lines.append(report.single_line(result, sig, score._verbose, width))
+                lines.append(tables.single_line(result, sig, score._verbose, width))
             record = json.loads(score.format(width, False, sig, is_json=True))
-            fields = report.confidence_json_fields(result, width)
+            fields = tables.confidence_json_fields(result, width)
             assert fields == {k: record[k] for k in fields}
             assert len(fields) == 3
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             sacrebleu.utils.print_single_results(theirs, Namespace(format="text"))
-        assert "\n".join(report.align_single_lines(lines)) + "\n" == out.getvalue()
+        assert "\n".join(tables.align_single_lines(lines)) + "\n" == out.getvalue()
 
 
 def test_interval_hidden_without_positive_mean() -> None:
-    assert report.score_text(Result("s", "BLEU", 0.0, 0.0, 0.0)) == "0.0"
-    assert report.score_text(Result("s", "BLEU", 1.25, None, None), 2) == "1.25"
-    assert report.confidence_json_fields(Result("s", "BLEU", 0.0, 0.0, 0.0)) == {}
+    assert tables.score_text(Result("s", "BLEU", 0.0, 0.0, 0.0)) == "0.0"
+    assert tables.score_text(Result("s", "BLEU", 1.25, None, None), 2) == "1.25"
+    assert tables.confidence_json_fields(Result("s", "BLEU", 0.0, 0.0, 0.0)) == {}
 
 
 # --------------------------------------------------------------------------
@@ -915,8 +915,8 @@ def test_paired_json_values(monkeypatch: pytest.MonkeyPatch) -> None:
         ours = significance.paired_bs(baseline, others, scorers(case_ids), 40)
         if case_ids == ("bleu",):
             printed = json.loads(sacrebleu_table(monkeypatch, theirs, {}, "json", "bs", 40))
-            assert [row["BLEU"] for row in printed] == [report.paired_json_value(r) for r in ours]
+            assert [row["BLEU"] for row in printed] == [tables.paired_json_value(r) for r in ours]
         else:
             with pytest.raises(TypeError, match="float32"):
                 sacrebleu_table(monkeypatch, theirs, {}, "json", "bs", 40)
-            json.dumps([report.paired_json_value(r) for r in ours])
+            json.dumps([tables.paired_json_value(r) for r in ours])

@@ -30,7 +30,11 @@ iteration's segment, the last few, and adversarial segments of
 space, case pairs, repeated n-grams, ties), with settings drawn from each
 metric's list (some that the C batches leave to other code), and compared
 with the pure twin every ``FUZZ_COMPARE``-th: rows, sums, score objects
-(floats by their bits) and scores.  Exits non-zero on the first difference.
+(floats by their bits) and scores.  Every ``FUZZ_COMPARE``-th, the block
+reader (``inputs.blocks``) and the line reader read one random input of
+``tests/helpers/reader_fuzz.py`` (bad bytes, odd line ends, streams of
+different lengths, blocks of one byte up) to the same segments and the
+same error.  Exits non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore
 from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
+from tests.helpers import reader_fuzz
 from tests.helpers.adversarial import Adversary
 from tests.helpers.hash_flood import colliding_ids, tuple_colliding_ids
 
@@ -506,7 +511,7 @@ def main(argv: list[str]) -> int:
     ]
     chrf_funcs = [chrf_closures(s) for s in chrf_settings]
     twins, adversary = BatchTwins(), Adversary(seed)
-    compared = scored = deferred = batches = 0
+    compared = scored = deferred = batches = readers = 0
     recent: list[tuple[str, list[str]]] = []
     t0 = time.time()
     for it in range(iterations):
@@ -555,6 +560,10 @@ def main(argv: list[str]) -> int:
         own = [got, got_zh, *rows_b, sum_b, sum_bz]
         deferred += check_scores(rng, max_order, own, compare)
         check_token_rows(rng, compare)
+        if compare:  # the block reader against the line reader (pure Python both)
+            by_lines, by_blocks = reader_fuzz.check_once(rng)
+            assert by_blocks == by_lines, (seed, it, by_lines[-3:], by_blocks[-3:])
+            readers += 1
         check_id_lists(rng)
         check_analysis(rng, ht, toks, compare)
         scored += 1
@@ -649,7 +658,8 @@ def main(argv: list[str]) -> int:
     print(
         f"OK {iterations} iterations ({compared} compared with pure; {scored} bleu_scores "
         f"batches compared, {deferred} rows deferred to the pure code; {batches} batch "
-        f"kernels compared with their pure twins) seed {seed} "
+        f"kernels compared with their pure twins; {readers} inputs read by blocks and by "
+        f"lines) seed {seed} "
         f"in {time.time() - t0:.0f}s, kernels from {N.__file__}"
     )
     return 0

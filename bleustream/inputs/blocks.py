@@ -189,13 +189,19 @@ def _paste(source: _Lines) -> Iterator[Block]:
             return
         block = source.take(len(source.lines))
         rows = [text.split("\t") for text in block]
+        bad = None
         for i, fields in enumerate(rows):
             if len(fields) != nfields and (nfields or len(fields) < 2):
-                raise _bad_fields(nfields, len(fields), source.source.name, line + i + 1)
+                bad = _bad_fields(nfields, len(fields), source.source.name, line + i + 1)
+                rows = rows[:i]  # the lines before it are handed on first
+                break
             nfields = len(fields)
-        hyps = [fields[0].rstrip() for fields in rows]
-        yield hyps, [[ref.rstrip() for ref in fields[1:]] for fields in rows], line + 1
-        line += len(block)
+        if rows:
+            hyps = [fields[0].rstrip() for fields in rows]
+            yield hyps, [[ref.rstrip() for ref in fields[1:]] for fields in rows], line + 1
+            line += len(rows)
+        if bad is not None:
+            raise bad
 
 
 def _bad_fields(nfields: int, found: int, name: str, line: int) -> InputError:

@@ -14,6 +14,7 @@ files, lines longer than a block, a bad byte at a block's edge.
 from __future__ import annotations
 
 import gzip
+import random
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 from bleustream.inputs.blocks import BLOCK_BYTES
 from tests.helpers.adversarial import distinct_segments
 from tests.helpers.clirun import COMMAND, assert_clean_stderr, run
+from tests.helpers.reader_fuzz import check_once
 
 LINE_BY_LINE = ("--every", "1000000000")  # no running record: the same output
 
@@ -198,3 +200,15 @@ def test_a_pipe_that_gives_pieces_of_lines(tmp_path: Path) -> None:
     out = child.stdout.read()
     assert child.wait(timeout=60) == 0
     assert out == run(ref, "-b", "-i", write(tmp_path / "hyp", hyps)).stdout
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_block_reader_reads_random_bytes_as_the_line_reader(seed: int) -> None:
+    """The differential fuzz (tests/helpers/reader_fuzz.py), 150 inputs a seed."""
+    rng = random.Random(seed)
+    errors = 0
+    for _ in range(150):
+        lines, blocks = check_once(rng)
+        assert blocks == lines
+        errors += bool(lines) and isinstance(lines[-1][0], str) and lines[-1][0].endswith("Error")
+    assert errors  # some inputs stop at an error

@@ -54,14 +54,25 @@ def readable(options: ReadOptions) -> bool:
 
 
 def block_sums(
-    counter: SegmentCounter, sources: Sequence[LineSource], options: ReadOptions
+    counter: SegmentCounter,
+    sources: Sequence[LineSource],
+    options: ReadOptions,
+    before: int = 0,
+    nfields: int = 0,
 ) -> Iterator[tuple[Item, Summed]]:
     """Each block summed: pairs of an item that stands for it (its last
-    line) and its ``Summed``, as ``inputs.items.summed_batches`` gives them."""
+    line) and its ``Summed``, as ``inputs.items.summed_batches`` gives them.
+
+    ``before``: the lines of every source before its first (a worker's part
+    of the files, ``parallel.block_tasks``, whose sources start there);
+    ``nfields``: paste input's number of fields, fixed by an earlier line."""
     name = input_name(options)
     lockstep = bool(options.refs)
     readers = [_Lines(source, options.encoding_errors, lockstep) for source in sources]
-    blocks = _lockstep(readers[0], readers[1:]) if lockstep else _paste(readers[0])
+    if lockstep:
+        blocks = _lockstep(readers[0], readers[1:], before)
+    else:
+        blocks = _paste(readers[0], nfields, before)
     for hyps, refs, first in blocks:
         if options.stdin_systems:
             _one_field_each(hyps, first, options, sources[0].name)
@@ -133,10 +144,10 @@ def _undecodable(exc: UnicodeDecodeError, data: bytes, name: str, line: int) -> 
     return InputError(f"invalid UTF-8 (byte 0x{bad} at column {exc.start - start + 1})", name, line)
 
 
-def _lockstep(hyps: _Lines, refs: list[_Lines]) -> Iterator[Block]:
+def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[Block]:
     """The hypotheses and the references in step, a block at a time."""
     everyone = [hyps, *refs]
-    line = 0  # segments handed on
+    # ``line``: the segments handed on (of the whole files)
     while True:
         for reader in everyone:
             reader.fill()
@@ -177,10 +188,9 @@ def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
             raise ref.error
 
 
-def _paste(source: _Lines) -> Iterator[Block]:
+def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
     """``hyp<TAB>ref...`` lines, the first fixing the number of fields, as
     ``lines.paste_segments`` reads them."""
-    nfields, line = 0, 0
     while True:
         source.fill()
         if not source.lines:

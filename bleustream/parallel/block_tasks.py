@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bleustream.errors import BleustreamError, InputError
+from bleustream.inputs.blocks import block_sums, readable
 from bleustream.inputs.formats import LOG_FORMATS
 from bleustream.inputs.items import (
     Item,
@@ -164,9 +165,9 @@ def _first_fields(source: LineSource, policy: BadLinePolicy) -> tuple[int, int]:
 def count_block(task: BlockTask) -> BlockDone:
     """Reads, pairs and scores a block of the input files, in a worker process.
 
-    The block's lines go through the readers and pairing of one process,
-    numbered as in the whole files, so that every message is one
-    process's.
+    The block's lines go through the readers and pairing of one process
+    (a block of bytes at a time where one process reads so), numbered as
+    in the whole files, so that every message is one process's.
     """
     from bleustream.parallel.pool import worker_scorer
 
@@ -176,15 +177,44 @@ def count_block(task: BlockTask) -> BlockDone:
     summed: Summed | None = None
     error: BleustreamError | None = None
     try:
-        for _batch, part in summed_batches(scorer, _block_items(task, policy), options):
+        for part in _block_parts(task, policy, scorer):
             summed = add_summed(summed, part)
     except BleustreamError as exc:
         error = exc
     return BlockDone(summed, policy.kept, error)
 
 
+def _block_parts(task: BlockTask, policy: BadLinePolicy, scorer: Any) -> Iterator[Summed]:
+    """The sums of a block's parts: a block of bytes at a time where one
+    process would read so (``inputs.blocks``), else a batch of items."""
+    options = task.options
+    if not readable(options):
+        for _batch, part in summed_batches(scorer, _block_items(task, policy), options):
+            yield part
+        return
+    sources = _opened(task, policy)
+    try:
+        for _last, part in block_sums(scorer, sources, options, task.block.before, task.nfields):
+            yield part
+    finally:
+        for source in sources:
+            source.close()
+
+
 def _block_items(task: BlockTask, policy: BadLinePolicy) -> Iterator[Item]:
     """The items of a block, read through one process's readers and pairing."""
+    sources = _opened(task, policy)
+    try:
+        segments = plain_segments(task.options, sources, policy, task.nfields)
+        yield from items_of_segments(segments, task.options, sources, policy)
+    finally:
+        for source in sources:
+            source.close()
+
+
+def _opened(task: BlockTask, policy: BadLinePolicy) -> list[LineSource]:
+    """The block's span of every file, opened as one process's readers,
+    numbered as in the whole files; all or none."""
     options = task.options
     encoding = check_encoding(options.encoding)
     sources: list[LineSource] = []
@@ -194,11 +224,11 @@ def _block_items(task: BlockTask, policy: BadLinePolicy) -> Iterator[Item]:
             source = LineSource(span.path, stream, encoding, options.encoding_errors, policy)
             source.line = task.block.before
             sources.append(source)
-        segments = plain_segments(options, sources, policy, task.nfields)
-        yield from items_of_segments(segments, options, sources, policy)
-    finally:
+    except BaseException:
         for source in sources:
             source.close()
+        raise
+    return sources
 
 
 @dataclass(frozen=True)

@@ -95,16 +95,25 @@ class _Lines:
         self._rest = b""
         self.ended = False
         self.error: InputError | None = None
-        self.lines: list[str] = []  # decoded, not handed on yet
+        # Decoded, the first ``_start`` of them handed on (taken by moving
+        # ``_start``: a long line beside a block of short ones costs no copies).
+        self._lines: list[str] = []
+        self._start = 0
 
     def fill(self) -> None:
         """Reads until some lines are waiting, the source ends or errs."""
-        while not self.lines and not self.ended and self.error is None:
+        while not self.waiting and not self.ended and self.error is None:
             self._read_block()
 
     def take(self, n: int) -> list[str]:
-        taken, self.lines = self.lines[:n], self.lines[n:]
-        return taken
+        start = self._start
+        self._start = start + n
+        return self._lines[start : start + n]
+
+    @property
+    def waiting(self) -> int:
+        """The lines decoded and not handed on yet."""
+        return len(self._lines) - self._start
 
     def _read_block(self) -> None:
         source = self.source
@@ -134,7 +143,8 @@ class _Lines:
             self.error = _undecodable(exc, data, source.name, source.line + len(lines) + 1)
             self.ended = True
         source.line += len(lines)
-        self.lines.extend(map(str.rstrip, lines) if self._strip else lines)
+        self._lines = list(map(str.rstrip, lines)) if self._strip else lines  # (none waiting)
+        self._start = 0
 
 
 def _undecodable(exc: UnicodeDecodeError, data: bytes, name: str, line: int) -> InputError:
@@ -151,7 +161,7 @@ def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[Block
     while True:
         for reader in everyone:
             reader.fill()
-        n = min(len(reader.lines) for reader in everyone)
+        n = min(reader.waiting for reader in everyone)
         if n == 0:
             _stop(hyps, refs, line)
             return
@@ -164,11 +174,11 @@ def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
     """At a line one source has not got: its error, the end of all, or
     the sources' lengths told apart, as ``lines.lockstep_segments`` tells
     them (the hypothesis of the line is read first, then each reference)."""
-    if hyps.lines:  # a reference has no line ``line + 1``
+    if hyps.waiting:  # a reference has no line ``line + 1``
         for ref in refs:
-            if ref.error is not None and not ref.lines:
+            if ref.error is not None and not ref.waiting:
                 raise ref.error
-            if not ref.lines:
+            if not ref.waiting:
                 raise LengthMismatch(
                     f"reference file ended after line {line}, but {hyps.source.name} "
                     f"has a line {line + 1}",
@@ -177,7 +187,7 @@ def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
     if hyps.error is not None:
         raise hyps.error
     for ref in refs:
-        if ref.lines:
+        if ref.waiting:
             raise LengthMismatch(
                 f"reference file has more lines than the hypotheses "
                 f"({hyps.source.name} ended after line {line})",
@@ -193,11 +203,11 @@ def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
     ``lines.paste_segments`` reads them."""
     while True:
         source.fill()
-        if not source.lines:
+        if not source.waiting:
             if source.error is not None:
                 raise source.error
             return
-        block = source.take(len(source.lines))
+        block = source.take(source.waiting)
         rows = [text.split("\t") for text in block]
         bad = None
         for i, fields in enumerate(rows):

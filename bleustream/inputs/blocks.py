@@ -22,12 +22,20 @@ system, no SacreBLEU refusals (which count the lines of every stream).
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterator, Sequence
 
-from bleustream.errors import InputError, LengthMismatch
+from bleustream.errors import InputError
 from bleustream.inputs.items import Item, input_name, uneven_fields
-from bleustream.inputs.lines import READ_FAILURES, LineSource, read_failure
+from bleustream.inputs.lines import (
+    READ_FAILURES,
+    LineSource,
+    check_encoding,
+    paste_fields_error,
+    read_failure,
+    reference_ended,
+    references_longer,
+    undecodable,
+)
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import SegmentCounter, Summed
 
@@ -41,7 +49,7 @@ def readable(options: ReadOptions) -> bool:
     """Whether the input is read a block at a time (see the module's text)."""
     return (
         options.input_format == "paste"
-        and codecs.lookup(options.encoding).name == "utf-8"
+        and check_encoding(options.encoding) == "utf-8"
         and not options.skip_bad_lines
         and options.keep_lines is None
         and len(options.inputs) == 1
@@ -140,18 +148,12 @@ class _Lines:
             # error of the line after them, and nothing after it is read.
             good = data.rfind(b"\n", 0, exc.start)
             lines = data[:good].decode("utf-8").split("\n") if good >= 0 else []
-            self.error = _undecodable(exc, data, source.name, source.line + len(lines) + 1)
+            message = undecodable("utf-8", data[exc.start : exc.start + 1], exc.start - good)
+            self.error = InputError(message, source.name, source.line + len(lines) + 1)
             self.ended = True
         source.line += len(lines)
         self._lines = list(map(str.rstrip, lines)) if self._strip else lines  # (none waiting)
         self._start = 0
-
-
-def _undecodable(exc: UnicodeDecodeError, data: bytes, name: str, line: int) -> InputError:
-    """The error of the line holding ``exc``'s byte, as a line read alone says it."""
-    start = data.rfind(b"\n", 0, exc.start) + 1
-    bad = data[exc.start : exc.start + 1].hex()
-    return InputError(f"invalid UTF-8 (byte 0x{bad} at column {exc.start - start + 1})", name, line)
 
 
 def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[Block]:
@@ -179,21 +181,12 @@ def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
             if ref.error is not None and not ref.waiting:
                 raise ref.error
             if not ref.waiting:
-                raise LengthMismatch(
-                    f"reference file ended after line {line}, but {hyps.source.name} "
-                    f"has a line {line + 1}",
-                    ref.source.name,
-                )
+                raise reference_ended(ref.source.name, line, hyps.source.name)
     if hyps.error is not None:
         raise hyps.error
     for ref in refs:
         if ref.waiting:
-            raise LengthMismatch(
-                f"reference file has more lines than the hypotheses "
-                f"({hyps.source.name} ended after line {line})",
-                ref.source.name,
-                line + 1,
-            )
+            raise references_longer(ref.source.name, hyps.source.name, line)
         if ref.error is not None:
             raise ref.error
 
@@ -212,7 +205,7 @@ def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
         bad = None
         for i, fields in enumerate(rows):
             if len(fields) != nfields and (nfields or len(fields) < 2):
-                bad = _bad_fields(nfields, len(fields), source.source.name, line + i + 1)
+                bad = paste_fields_error(nfields, len(fields), source.source.name, line + i + 1)
                 rows = rows[:i]  # the lines before it are handed on first
                 break
             nfields = len(fields)
@@ -222,21 +215,6 @@ def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
             line += len(rows)
         if bad is not None:
             raise bad
-
-
-def _bad_fields(nfields: int, found: int, name: str, line: int) -> InputError:
-    if nfields == 0:
-        return InputError(
-            "expected hypothesis<TAB>reference[<TAB>reference...], found no tab (give "
-            "reference files as operands to read hypotheses alone)",
-            name,
-            line,
-        )
-    return InputError(
-        f"expected {nfields} tab-separated fields as on the first line, found {found}",
-        name,
-        line,
-    )
 
 
 def _one_field_each(hyps: list[str], first: int, options: ReadOptions, name: str) -> None:

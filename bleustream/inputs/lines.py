@@ -122,10 +122,7 @@ class LineSource:
         try:
             return raw.decode(self._encoding, self._errors)
         except UnicodeDecodeError as exc:
-            bad = raw[exc.start : exc.start + 1].hex()
-            message = (
-                f"invalid {_codec_label(self._encoding)} (byte 0x{bad} at column {exc.start + 1})"
-            )
+            message = undecodable(self._encoding, raw[exc.start : exc.start + 1], exc.start + 1)
         except UnicodeError as exc:  # codecs such as idna say no more than this
             message = f"invalid {_codec_label(self._encoding)} ({exc})"
         self._on_bad(InputError(message, self.name, self.line))
@@ -219,6 +216,48 @@ def _codec_label(encoding: str) -> str:
     return "UTF-8" if encoding == "utf-8" else encoding
 
 
+def undecodable(encoding: str, byte: bytes, column: int) -> str:
+    """What is said of a line whose ``byte`` at ``column`` (from 1) does not decode."""
+    return f"invalid {_codec_label(encoding)} (byte 0x{byte.hex()} at column {column})"
+
+
+def paste_fields_error(nfields: int, found: int, name: str, line: int) -> InputError:
+    """A paste line of ``found`` tab-separated fields where an earlier line
+    fixed ``nfields`` (0: none yet, and the line has no tab)."""
+    if nfields == 0:
+        return InputError(
+            "expected hypothesis<TAB>reference[<TAB>reference...], found no tab (give "
+            "reference files as operands to read hypotheses alone)",
+            name,
+            line,
+        )
+    return InputError(
+        f"expected {nfields} tab-separated fields as on the first line, found {found}",
+        name,
+        line,
+    )
+
+
+def reference_ended(ref_name: str, after: int, hyp_name: str) -> LengthMismatch:
+    """A reference file read in lockstep that ended after line ``after``,
+    where the hypotheses have one more."""
+    return LengthMismatch(
+        f"reference file ended after line {after}, but {hyp_name} has a line {after + 1}",
+        ref_name,
+    )
+
+
+def references_longer(ref_name: str, hyp_name: str, hyp_lines: int) -> LengthMismatch:
+    """A reference file read in lockstep that has a line past the
+    hypotheses' last (line ``hyp_lines``)."""
+    return LengthMismatch(
+        f"reference file has more lines than the hypotheses ({hyp_name} ended after line "
+        f"{hyp_lines})",
+        ref_name,
+        hyp_lines + 1,
+    )
+
+
 def open_source(
     path: str,
     stdin: BinaryIO | None,
@@ -265,29 +304,10 @@ def paste_segments(
         if text is None:
             continue
         fields = text.split("\t")
-        if nfields == 0 and len(fields) < 2:
-            on_bad(
-                InputError(
-                    "expected hypothesis<TAB>reference[<TAB>reference...], "
-                    "found no tab (give reference files as operands to read "
-                    "hypotheses alone)",
-                    source.name,
-                    source.line,
-                )
-            )
+        if len(fields) != nfields and (nfields or len(fields) < 2):
+            on_bad(paste_fields_error(nfields, len(fields), source.name, source.line))
             continue
-        if nfields == 0:
-            nfields = len(fields)
-        elif len(fields) != nfields:
-            on_bad(
-                InputError(
-                    f"expected {nfields} tab-separated fields as on the first line, "
-                    f"found {len(fields)}",
-                    source.name,
-                    source.line,
-                )
-            )
-            continue
+        nfields = len(fields)
         yield Segment(fields[0].rstrip(), [f.rstrip() for f in fields[1:]], source.line)
 
 
@@ -351,11 +371,7 @@ def _lockstep(
             try:
                 texts.append(next(ref))
             except StopIteration:
-                raise LengthMismatch(
-                    f"reference file ended after line {ref.line}, but {hyps.name} "
-                    f"has a line {hyps.line}",
-                    ref.name,
-                ) from None
+                raise reference_ended(ref.name, ref.line, hyps.name) from None
         if hyp is None or None in texts:
             continue
         if num_refs == 1:
@@ -375,9 +391,4 @@ def _lockstep(
         yield Segment(hyp.rstrip(), fields, hyps.line)
     for ref in refs:
         for _ in ref:
-            raise LengthMismatch(
-                f"reference file has more lines than the hypotheses "
-                f"({hyps.name} ended after line {hyps.line})",
-                ref.name,
-                ref.line,
-            )
+            raise references_longer(ref.name, hyps.name, hyps.line)

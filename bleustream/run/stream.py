@@ -265,8 +265,8 @@ class _Stream:
         if scorer.systems == 1 and not (each or self.progress is not None or reading_stats):
             from bleustream.inputs import blocks
 
-            if blocks.readable(self.options.reading):
-                return blocks.block_sums(scorer.counter, self.sources, self.options.reading)
+            if blocks.readable(reading):
+                return blocks.block_sums(scorer.counter, self.sources, reading)
             return _summed_batches(scorer.counter, items, reading)
         return zip(items, repeat(None))
 

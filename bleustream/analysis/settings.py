@@ -36,6 +36,10 @@ class AnalysisSettings:
     # None: counted in the references.
     frequencies: Mapping[str, int] | None = field(default=None, compare=False)
     frequency_source: str = "references"
+    # Where the frequencies are read from when the analysis begins: a
+    # ("counts", path) file of ``word<TAB>count`` lines or a ("corpus", path)
+    # training corpus (``run.analyze.with_frequencies``); None: as above.
+    frequency_file: tuple[str, str] | None = None
     ngram_orders: tuple[int, int] = (1, 4)
     alpha: float = 1.0
     ngrams_listed: int = DEFAULT_NGRAMS_LISTED

@@ -552,9 +552,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not values["quiet"]:
             _say_if_waiting(run_options.reading, stdin, report)
         if values["analyze"]:
-            from bleustream.cli import analyze
+            from bleustream.cli.analyze import settings_of
 
-            return analyze.run(run_options, values, stdin, stdout, report)
+            run_options = run_options._replace(
+                analysis=settings_of(values),
+                page=values["report"],
+                page_every=values["report_every"],
+            )
+            return run(run_options, stdin, stdout, report)
         no_parts = (
             values["detail"] and not values.get("test_set") and not run_options.reading.compat
         )

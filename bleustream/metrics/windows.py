@@ -6,7 +6,7 @@ model's forward pass (``NEEDS_SOURCE``, ``count_window``: COMET).
 has the window's segments counted in one call
 (``SegmentCounter.count_segments``) and hands each entry on with its rows,
 in input order.  The record loop (``run/model_batches.py``) and the
-analyses (``analysis/feed.py``) both count through it, so what a metric
+analyses (``run/analyze.py``) both count through it, so what a metric
 says of its inputs (``truncation_note``, once) and at the end
 (``closing_note``) is said the same way for both.
 """

@@ -15,6 +15,9 @@ It chooses the loop by what the metric declares (``LOOP``, read by
 - ``run.sets``: the set loop, each input a set of sentences scored against
   each other (Self-BLEU).
 
+``run.analyze`` is the loop of ``--analyze`` (``options.analysis``): the
+same input into one ``Analyzer``, and its document out.
+
 Below them, ``run.state`` holds what they share (the options, the state,
 the output) and ``run.final`` SacreBLEU's end-of-run layouts.
 """
@@ -50,6 +53,10 @@ def run(
 
     With ``options.progress``, progress lines go to ``progress_stream``.
     """
+    if options.analysis is not None:
+        from bleustream.run.analyze import run_analysis
+
+        return run_analysis(options, stdin, stdout, report)
     loop = loop_of(options.specs)
     if options.parts is not None and loop != "stream":
         names = ", ".join(spec.label for spec in options.specs)

@@ -24,6 +24,7 @@ from bleustream.metrics.registry import Spec
 from bleustream.output.records import Context, Record
 
 if TYPE_CHECKING:  # imported when a run needs them: most runs do not
+    from bleustream.analysis.settings import AnalysisSettings
     from bleustream.inputs.stats_items import ReadBack
     from bleustream.significance.resampling import Resampling, SegmentStore
 
@@ -55,6 +56,11 @@ class RunOptions(Frozen):
     # -d: a test set's parts, each its key and the numbers of its lines,
     # scored beside the whole ((): SacreBLEU's note that there are none).
     parts: tuple[tuple[str, frozenset[int]], ...] | None = None
+    # --analyze: the analyses asked for, not scores (``run.analyze``), with
+    # the page (--report FILE.html) rewritten every ``page_every`` segments.
+    analysis: AnalysisSettings | None = None
+    page: str | None = None
+    page_every: int = 0
 
     def __post_init__(self) -> None:
         if self.systems_given is not None:

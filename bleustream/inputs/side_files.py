@@ -30,12 +30,38 @@ def side_lines(path: str, reading: ReadOptions) -> Iterator[str]:
                 yield line
 
 
-def source_lines(path: str | None, reading: ReadOptions) -> Iterator[str | None]:
-    """Each segment's source: the lines of ``path``, or None for ever without one."""
-    if path is None:
-        while True:
-            yield None
-    yield from side_lines(path, reading)
+def source_at(sources: LineSource, line: int, name: str | None) -> str:
+    """Source line number ``line`` of ``sources`` (``--src``), read in step
+    with the input: its segment's line in ``name``.  Fewer source lines, or
+    one that cannot be read (``--skip-bad-lines``), is an ``InputError``."""
+    text: str | None = None
+    while sources.line < line:
+        try:
+            text = next(sources)
+        except StopIteration:
+            raise InputError(
+                f"fewer source lines ({sources.line}) than segments: --src {sources.name} "
+                "has no line here",
+                name,
+                line,
+            ) from None
+    if text is None:
+        raise InputError("the source line cannot be read", sources.name, sources.line)
+    return text
+
+
+def check_no_more_sources(sources: LineSource, reader: str) -> None:
+    """An ``InputError`` where ``sources`` has a line past the last segment's:
+    ``reader`` needs one source a segment."""
+    try:
+        next(sources)
+    except StopIteration:
+        return
+    raise InputError(
+        f"more source lines than segments (one a segment for {reader})",
+        sources.name,
+        sources.line,
+    )
 
 
 def read_counts(path: str, reading: ReadOptions) -> dict[str, int]:

@@ -33,9 +33,15 @@ from bleustream.analysis.state import analyze_task, from_record, to_record
 from bleustream.analysis.words import count_lines
 from bleustream.errors import EXIT_OK, InputError, UsageError
 from bleustream.inputs.items import input_name, items_of_segments, text_items
-from bleustream.inputs.lines import BadLinePolicy
+from bleustream.inputs.lines import BadLinePolicy, LineSource
 from bleustream.inputs.options import ReadOptions
-from bleustream.inputs.side_files import read_counts, side_lines, source_lines
+from bleustream.inputs.side_files import (
+    check_no_more_sources,
+    open_side,
+    read_counts,
+    side_lines,
+    source_at,
+)
 from bleustream.metrics import bleu
 from bleustream.metrics.registry import Spec
 from bleustream.metrics.windows import check_sources, counted_windows, needs_source
@@ -136,12 +142,12 @@ def _analyze(
     reading = options.reading
     policy = BadLinePolicy(reading.skip_bad_lines, report)
     segments, sources = text_items(reading, stdin, policy)
-    src_lines = source_lines(reading.src, reading)
+    src = None if reading.src is None else open_side(reading.src, reading)
     live = (options.page, options.page_every)
     try:
         items = items_of_segments(segments, reading, sources, policy)
         by_line = reading.input_format == "paste"
-        with_sources = _with_sources(items, src_lines, reading.src, by_line)
+        with_sources = _with_sources(items, src, input_name(reading), by_line)
         read = _counted(analyzer, with_sources, reading, report)
         if options.jobs > 1:
             _in_workers(analyzer, read, options.jobs, live)
@@ -152,7 +158,8 @@ def _analyze(
     finally:
         for source in sources:
             source.close()
-        src_lines.close()  # type: ignore[attr-defined]
+        if src is not None:
+            src.close()
 
 
 def _rewrite(analyzer: Analyzer, live: tuple[str | None, int], before: int) -> None:
@@ -163,23 +170,19 @@ def _rewrite(analyzer: Analyzer, live: tuple[str | None, int], before: int) -> N
 
 
 def _with_sources(
-    items: Iterator[Any], src: Iterator[str | None], name: str | None, by_line: bool
+    items: Iterator[Any], src: LineSource | None, name: str | None, by_line: bool
 ) -> Iterator[Segment]:
     """Each segment's hypotheses, references, source (``--src``) and line:
     the source of the same line number where the input is read by line
     (``by_line``: a line skipped as bad skips its source too), else the
-    next source line."""
-    read = 0
+    next source line; a source line left at the end is an ``InputError``."""
     for item in items:
-        line: Any = StopIteration
-        while True:
-            line = next(src, StopIteration)
-            read += 1
-            if line is StopIteration or not by_line or read >= item.line:
-                break
-        if line is StopIteration:
-            raise InputError("fewer source lines than segments", name, item.line)
-        yield item.hyps, item.refs, line, item.line, None
+        source = None
+        if src is not None:
+            source = source_at(src, item.line if by_line else src.line + 1, name)
+        yield item.hyps, item.refs, source, item.line, None
+    if src is not None:
+        check_no_more_sources(src, "--analyze")
 
 
 def _counted(

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from bleustream.errors import InputError
 from bleustream.inputs.items import Item, input_name
 from bleustream.inputs.lines import BadLinePolicy, LineSource, open_source
 from bleustream.inputs.options import ReadOptions
+from bleustream.inputs.side_files import check_no_more_sources, source_at
 from bleustream.metrics.counting import Rows, SegmentCounter
 from bleustream.metrics.windows import check_sources, counted_windows, needs_source
 
@@ -44,45 +44,18 @@ def model_windows(
     """Each item with its rows, counted a window at a time
     (``metrics.windows``), with the source of its line; ``to_the_end``:
     the items run to the end of the input, so no source line may be left."""
+    name = input_name(reading)
     yield from counted_windows(
         counter,
         items,
-        lambda item: (_source_of(sources, item, reading), item.hyps, item.refs),
+        lambda item: (_source_of(sources, item, name), item.hyps, item.refs),
         lambda item: item.line,
-        input_name(reading),
+        name,
         say,
     )
-    if to_the_end and sources is not None and _more_lines(sources):
-        raise InputError(
-            f"more source lines than segments ({counter.specs[0].name} needs one a segment)",
-            sources.name,
-            sources.line,
-        )
+    if to_the_end and sources is not None:
+        check_no_more_sources(sources, counter.specs[0].name)
 
 
-def _source_of(sources: LineSource | None, item: Item, reading: ReadOptions) -> str | None:
-    """The source line of the same number as the item's line."""
-    if sources is None:
-        return None
-    text: str | None = None
-    while sources.line < item.line:
-        try:
-            text = next(sources)
-        except StopIteration:
-            raise InputError(
-                f"fewer source lines ({sources.line}) than segments: --src {sources.name} "
-                "has no line here",
-                input_name(reading),
-                item.line,
-            ) from None
-    if text is None:
-        raise InputError("the source line cannot be read", sources.name, sources.line)
-    return text
-
-
-def _more_lines(sources: LineSource) -> bool:
-    try:
-        next(sources)
-    except StopIteration:
-        return False
-    return True
+def _source_of(sources: LineSource | None, item: Item, name: str | None) -> str | None:
+    return None if sources is None else source_at(sources, item.line, name)

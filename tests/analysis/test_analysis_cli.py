@@ -182,7 +182,22 @@ def test_a_short_source_file_names_the_line(files: tuple[Path, Path, Path], tmp_
     assert proc.returncode == 65
     assert_clean_stderr(proc)
     (line,) = proc.stderr.decode().splitlines()
-    assert "src.txt" in line and "3" in line and "fewer source lines than segments" in line
+    assert f"{a}:3: fewer source lines (2) than segments: --src {src} has no line here" in line
+
+
+def test_a_long_source_file_names_its_first_line_left_over(
+    files: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    ref, a, b = files
+    lines = ref.read_text(encoding="utf-8").splitlines()
+    src = tmp_path / "src.txt"
+    src.write_text("".join(f"source {i}\n" for i in range(len(lines) + 2)), encoding="utf-8")
+    proc = run(ref, "-i", a, b, "--analyze", "--src", src)
+    assert proc.returncode == 65
+    assert_clean_stderr(proc)
+    (line,) = proc.stderr.decode().splitlines()
+    wanted = "more source lines than segments (one a segment for --analyze)"
+    assert f"{src}:{len(lines) + 1}: {wanted}" in line
 
 
 def test_a_missing_plotting_library_is_one_line(

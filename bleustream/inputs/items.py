@@ -33,6 +33,7 @@ from bleustream.inputs.lines import (
     lockstep_segments,
     open_source,
     paste_segments,
+    read_to,
 )
 from bleustream.inputs.options import ReadOptions
 from bleustream.metrics.counting import Rows, SegmentCounter, Summed
@@ -329,16 +330,13 @@ def _read_to(source: LineSource, line: int, first: LineSource) -> str | None:
     """Reads another system's ``source`` on to ``line``, a line of the first
     system's ``first``: the text of the last line read (None if none was,
     or if it was skipped as bad).  A system that ends before is an error."""
-    text: str | None = None
-    while source.line < line:
-        try:
-            text = next(source)
-        except StopIteration:
-            raise LengthMismatch(
-                f"system file ended after line {source.line}, but {first.name} has a line {line}",
-                source.name,
-            ) from None
-    return text
+    try:
+        return read_to(source, line)
+    except StopIteration:
+        raise LengthMismatch(
+            f"system file ended after line {source.line}, but {first.name} has a line {line}",
+            source.name,
+        ) from None
 
 
 def stats_paths(options: ReadOptions) -> list[str]:

@@ -65,6 +65,16 @@ class BadLinePolicy:
             self._report(f"{error} (line skipped)")
 
 
+def read_to(source: LineSource, line: int) -> str | None:
+    """``source`` read on to its line ``line``: the text of the last line
+    read (None if none was, or if it was skipped as bad).  A source that
+    ends first raises ``StopIteration``."""
+    text: str | None = None
+    while source.line < line:
+        text = next(source)
+    return text
+
+
 def check_encoding(encoding: str) -> str:
     """The codec's canonical name; it must encode a newline as byte 0x0A."""
     try:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import closing
 
 from bleustream.errors import InputError
-from bleustream.inputs.lines import LineSource, check_encoding, open_source
+from bleustream.inputs.lines import LineSource, check_encoding, open_source, read_to
 from bleustream.inputs.options import ReadOptions
 
 
@@ -34,17 +34,15 @@ def source_at(sources: LineSource, line: int, name: str | None) -> str:
     """Source line number ``line`` of ``sources`` (``--src``), read in step
     with the input: its segment's line in ``name``.  Fewer source lines, or
     one that cannot be read (``--skip-bad-lines``), is an ``InputError``."""
-    text: str | None = None
-    while sources.line < line:
-        try:
-            text = next(sources)
-        except StopIteration:
-            raise InputError(
-                f"fewer source lines ({sources.line}) than segments: --src {sources.name} "
-                "has no line here",
-                name,
-                line,
-            ) from None
+    try:
+        text = read_to(sources, line)
+    except StopIteration:
+        raise InputError(
+            f"fewer source lines ({sources.line}) than segments: --src {sources.name} "
+            "has no line here",
+            name,
+            line,
+        ) from None
     if text is None:
         raise InputError("the source line cannot be read", sources.name, sources.line)
     return text

@@ -114,9 +114,14 @@ class Analyzer:
         self.settings = settings
         self.bleu = bleu_index(self.specs)
         bleu_settings = self.specs[self.bleu].settings
+        # BLEU's preprocessing, run once a segment: its tokens are the words
+        # of the analyses, and BLEU's row is counted from them.
         self.tokenize = bleu.preprocess(bleu_settings)
+        self._ref_tokens = bleu.prepare_ref_tokens(bleu_settings)
+        self._count_tokens = bleu.count_tokens(bleu_settings)
         systems = len(self.names)
         self.counter = SegmentCounter(self.specs, systems)
+        self._others: SegmentCounter | None = None  # the other metrics' (made when needed)
         # Segments of the whole stream before this part's first (-j N's
         # workers know it; a shard read back does not, and counts from 0).
         self.offset = offset
@@ -174,16 +179,19 @@ class Analyzer:
         rows: Sequence[Sequence[Row]] | None = None,
     ) -> None:
         """One segment; ``rows`` are its statistics when counted elsewhere."""
+        tokenize = self.tokenize
+        hyp_words = [tokenize(hyp) for hyp in hyps]
         if rows is None:
-            rows = self.counter.count(hyps, refs)
+            ref_tokens = [tokenize(ref) for ref in refs]
+            rows = self._count(hyps, refs, hyp_words, ref_tokens)
+            ref_words = ref_tokens[0]
+        else:
+            ref_words = tokenize(refs[0])
         index = self.offset + self.segments
         self.segments += 1
         self.nrefs.add(len(refs))
         flat = self.layout.flat(rows)
         self._totals = add_rows(self._totals, flat)
-        tokenize = self.tokenize
-        ref_words = tokenize(refs[0])
-        hyp_words = [tokenize(hyp) for hyp in hyps]
         sentence = self._sentence_values(rows)
         for kind, per_system in zip(SENTENCE_KINDS, _bucket_values(ref_words, hyp_words, sentence)):
             index_of = self.edges[kind].index
@@ -204,6 +212,27 @@ class Analyzer:
             kept.add(index, line, (sentence[0], sentence[s]), (src, refs[0], hyps[0], hyps[s]))
         if self.running.due(self.offset + self.segments):
             self.running.add(self.offset + self.segments, self.totals)
+
+    def _count(
+        self,
+        hyps: Sequence[str],
+        refs: Sequence[str],
+        hyp_words: Sequence[list[str]],
+        ref_words: Sequence[list[str]],
+    ) -> list[tuple[Row, ...]]:
+        """Each system's rows of one segment: BLEU's counted from its words,
+        the other metrics' by their own counting."""
+        if len(hyps) != self.systems:
+            raise ValueError(f"expected {self.systems} hypotheses, got {len(hyps)}")
+        prepared = self._ref_tokens(ref_words)
+        count, at = self._count_tokens, self.bleu
+        others: Sequence[tuple[Row, ...]] = [()] * len(hyps)
+        if len(self.specs) > 1:
+            if self._others is None:
+                rest = self.specs[:at] + self.specs[at + 1 :]
+                self._others = SegmentCounter(rest, self.systems)
+            others = self._others.count(hyps, refs)
+        return [(*o[:at], count(w, prepared), *o[at:]) for o, w in zip(others, hyp_words)]
 
     def sentence_scores(self, rows: Sequence[Sequence[Row]]) -> Sequence[float]:
         """Each system's sentence score (BLEU's) of one segment's rows, as

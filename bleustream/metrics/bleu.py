@@ -324,21 +324,18 @@ def preprocess(settings: Settings) -> Callable[[str], list[str]]:
 
 def py_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     """References to their tokens' n-grams: the costly part, shared by every system."""
-    return _prepare_refs(settings, reference_ngrams)
+    return _prepare_refs(settings, py_prepare_ref_tokens(settings))
 
 
 def _prepare_refs(
-    settings: Settings, ngrams: Callable[[Sequence[list[str]], int], RefNgrams]
+    settings: Settings, of_tokens: Callable[[Sequence[list[str]]], RefNgrams]
 ) -> Callable[[Sequence[str]], RefNgrams]:
     prepare = preprocess(settings)
-    max_order = settings.max_order
 
     def refs_ngrams(refs: Sequence[str]) -> RefNgrams:
         if len(refs) == 1:  # the commonest case, with the fewest calls
             return one_reference(prepare(refs[0]))
-        if not refs:
-            raise ValueError("a segment needs at least one reference")
-        return ngrams([prepare(ref) for ref in refs], max_order)
+        return of_tokens([prepare(ref) for ref in refs])
 
     return refs_ngrams
 
@@ -352,6 +349,20 @@ def py_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
         return hyp_row(prepare(hyp), refs, max_order)
 
     return row
+
+
+def py_prepare_ref_tokens(settings: Settings) -> Callable[[Sequence[list[str]]], RefNgrams]:
+    """References already preprocessed (``preprocess``'s tokens) to their
+    n-grams: ``prepare_refs`` for a caller that keeps the tokens."""
+    max_order = settings.max_order
+    return lambda refs: reference_ngrams(refs, max_order)
+
+
+def py_count_tokens(settings: Settings) -> Callable[[list[str], RefNgrams], Row]:
+    """A preprocessed hypothesis against its prepared references: ``count``
+    for a caller that keeps the tokens (the analyses' words)."""
+    max_order = settings.max_order
+    return lambda hyp, refs: hyp_row(hyp, refs, max_order)
 
 
 # The pure twins of the batch functions (bleu_batches has the compiled ones).
@@ -386,7 +397,7 @@ def py_score_values_batch(settings: Settings) -> ScoreValues:
 
 def c_prepare_refs(settings: Settings) -> Callable[[Sequence[str]], RefNgrams]:
     """``py_prepare_refs`` for the compiled kernels."""
-    return _prepare_refs(settings, _compiled_references)
+    return _prepare_refs(settings, c_prepare_ref_tokens(settings))
 
 
 def _compiled_references(refs: Sequence[list[str]], max_order: int) -> RefNgrams:
@@ -409,6 +420,27 @@ def c_count(settings: Settings) -> Callable[[str, RefNgrams], Row]:
     prepare = preprocess(settings)
     native_row = native.hyp_row
     return lambda hyp, refs: native_row(prepare(hyp), refs, max_order)
+
+
+def c_prepare_ref_tokens(settings: Settings) -> Callable[[Sequence[list[str]]], RefNgrams]:
+    """``py_prepare_ref_tokens`` for the compiled kernels."""
+    max_order = settings.max_order
+
+    def prepared(refs: Sequence[list[str]]) -> RefNgrams:
+        if len(refs) == 1:
+            return one_reference(refs[0])
+        if not refs:
+            raise ValueError("a segment needs at least one reference")
+        return _compiled_references(refs, max_order)
+
+    return prepared
+
+
+def c_count_tokens(settings: Settings) -> Callable[[list[str], RefNgrams], Row]:
+    """``py_count_tokens`` for the compiled kernels."""
+    assert native is not None
+    native_row, max_order = native.hyp_row, settings.max_order
+    return lambda hyp, refs: native_row(hyp, refs, max_order)  # type: ignore[no-any-return]
 
 
 def _c_segments(settings: Settings) -> CountBatch:
@@ -558,6 +590,8 @@ KERNEL_TWINS = {
 }
 prepare_refs = py_prepare_refs if native is None else c_prepare_refs
 count = py_count if native is None else c_count
+prepare_ref_tokens = py_prepare_ref_tokens if native is None else c_prepare_ref_tokens
+count_tokens = py_count_tokens if native is None else c_count_tokens
 count_batch = py_count_batch if native is None else c_count_batch
 sum_batch = py_sum_batch if native is None else c_sum_batch
 score_batch = py_score_batch if native is None else c_score_batch

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import sacrebleu
 
 import bleustream
+import bleustream.kernels
+from bleustream.metrics import bleu
 from bleustream.metrics.bleu import Settings, sentence_settings, signature_fields
 from bleustream.metrics.ngrams import closest_ref_len
 from bleustream.output.records import format_signature
+from tests.helpers.adversarial import Adversary
 from tests.helpers.bleu_stats import Stats, compute_bleu, segment_stats
+from tests.helpers.native import NATIVE
 from tests.helpers.oracle import (
     SMOOTHINGS,
     BleuStream,
@@ -512,3 +518,66 @@ def test_sentence_settings_only_turn_on_effective_order() -> None:
     sentence = sentence_settings(base)
     assert sentence == Settings("intl", True, "floor", 0.2, True, 3)
     assert base.effective_order is False  # a copy, not a mutation
+
+
+# --------------------------------------------------------------------------
+# rows of tokens kept by the caller (the analyses count BLEU from their words)
+# --------------------------------------------------------------------------
+
+TOKEN_ROW_SETTINGS = [
+    Settings(),
+    Settings(lowercase=True),
+    Settings(tokenize="zh"),
+    Settings(tokenize="intl", max_order=2),
+    Settings(tokenize="char", max_order=6),
+    NONE_TOK,
+]
+
+
+def _token_row_twins() -> list[tuple[str, object, object]]:
+    """(name, prepare_ref_tokens, count_tokens) of each bound twin: the pure
+    ones, and the compiled ones where the extension is built."""
+    twins = [("pure", bleu.py_prepare_ref_tokens, bleu.py_count_tokens)]
+    if NATIVE is not None:
+        twins.append(("compiled", bleu.c_prepare_ref_tokens, bleu.c_count_tokens))
+    return twins
+
+
+@pytest.mark.parametrize("settings", TOKEN_ROW_SETTINGS, ids=lambda s: f"{s.tokenize}{s.max_order}")
+@pytest.mark.parametrize("n_refs", [1, 3])
+def test_a_row_of_kept_tokens_is_sacrebleus_row(settings: Settings, n_refs: int) -> None:
+    adversary = Adversary(7 + n_refs)
+    oracle = oracle_bleu(settings)
+    prepare = bleu.preprocess(settings)
+    for _ in range(60):
+        hyp, refs = adversary.segment(n_refs)
+        wanted = oracle._extract_corpus_statistics([hyp], [[r] for r in refs])[0]
+        for name, prepare_refs, count in _token_row_twins():
+            with _native_as(name):
+                prepared = prepare_refs(settings)([prepare(r) for r in refs])  # type: ignore[operator]
+                row = count(settings)(prepare(hyp), prepared)  # type: ignore[operator]
+            assert list(row) == list(wanted), (name, hyp, refs)
+
+
+def test_the_token_rows_are_bound_to_the_twin_the_kernels_chose() -> None:
+    compiled = bleustream.kernels.native is not None
+    assert (bleu.count_tokens is bleu.c_count_tokens) is compiled
+    assert (bleu.prepare_ref_tokens is bleu.c_prepare_ref_tokens) is compiled
+
+
+def test_token_rows_need_a_reference() -> None:
+    for _, prepare_refs, _ in _token_row_twins():
+        with pytest.raises(ValueError, match="at least one reference"):
+            prepare_refs(Settings())([])  # type: ignore[operator]
+
+
+@contextmanager
+def _native_as(name: str) -> Iterator[None]:
+    """``bleu.native`` is the extension for the compiled twins (on the pure
+    path too, where it is None), and as it was for the pure ones."""
+    saved = bleu.native
+    bleu.native = NATIVE if name == "compiled" else saved  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        bleu.native = saved  # type: ignore[attr-defined]

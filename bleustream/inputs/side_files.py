@@ -48,9 +48,16 @@ def source_at(sources: LineSource, line: int, name: str | None) -> str:
     return text
 
 
-def check_no_more_sources(sources: LineSource, reader: str) -> None:
-    """An ``InputError`` where ``sources`` has a line past the last segment's:
-    ``reader`` needs one source a segment."""
+def check_no_more_sources(sources: LineSource, reader: str, last: int | None = None) -> None:
+    """An ``InputError`` where ``sources`` has a line past the input's last
+    (``last``: the last line read of the input, segment or not: a line
+    skipped as bad, or left out of a test set, has its source line too;
+    None: the last segment's): ``reader`` needs one source a segment."""
+    if last is not None:
+        try:
+            read_to(sources, last)
+        except StopIteration:  # every segment had its source line
+            return
     try:
         next(sources)
     except StopIteration:

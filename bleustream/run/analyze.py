@@ -147,7 +147,8 @@ def _analyze(
     try:
         items = items_of_segments(segments, reading, sources, policy)
         by_line = reading.input_format == "paste"
-        with_sources = _with_sources(items, src, input_name(reading), by_line)
+        first = sources[0]
+        with_sources = _with_sources(items, src, input_name(reading), by_line, lambda: first.line)
         read = _counted(analyzer, with_sources, reading, report)
         if options.jobs > 1:
             _in_workers(analyzer, read, options.jobs, live)
@@ -170,19 +171,25 @@ def _rewrite(analyzer: Analyzer, live: tuple[str | None, int], before: int) -> N
 
 
 def _with_sources(
-    items: Iterator[Any], src: LineSource | None, name: str | None, by_line: bool
+    items: Iterator[Any], src: LineSource | None, name: str, by_line: bool, last: Callable[[], int]
 ) -> Iterator[Segment]:
-    """Each segment's hypotheses, references, source (``--src``) and line:
-    the source of the same line number where the input is read by line
-    (``by_line``: a line skipped as bad skips its source too), else the
-    next source line; a source line left at the end is an ``InputError``."""
+    """Each segment's hypotheses, references, source (``--src``) and line.
+
+    Where the input is read by line (``by_line``), the source of the same
+    line number (a line skipped as bad skips its source too), and a source
+    line past the input's last (``last()``) is an ``InputError``; a
+    translation log's segments take the next source line each, in the
+    order they are read."""
     for item in items:
         source = None
         if src is not None:
-            source = source_at(src, item.line if by_line else src.line + 1, name)
+            if by_line:
+                source = source_at(src, item.line, name)
+            else:
+                source = source_at(src, src.line + 1, src.name)
         yield item.hyps, item.refs, source, item.line, None
-    if src is not None:
-        check_no_more_sources(src, "--analyze")
+    if src is not None and by_line:
+        check_no_more_sources(src, "--analyze", last())
 
 
 def _counted(

@@ -40,10 +40,13 @@ def model_windows(
     sources: LineSource | None,
     say: Callable[[str], None],
     to_the_end: bool = True,
+    last: Callable[[], int] | None = None,
 ) -> Iterator[tuple[Item, Rows]]:
     """Each item with its rows, counted a window at a time
     (``metrics.windows``), with the source of its line; ``to_the_end``:
-    the items run to the end of the input, so no source line may be left."""
+    the items run to the end of the input, so no source line may be left
+    past the input's last (``last()``, the last line read, segment or not;
+    None: the last segment's)."""
     name = input_name(reading)
     yield from counted_windows(
         counter,
@@ -54,7 +57,8 @@ def model_windows(
         say,
     )
     if to_the_end and sources is not None:
-        check_no_more_sources(sources, counter.specs[0].name)
+        reader = needs_source(counter.specs) or counter.specs[0].name
+        check_no_more_sources(sources, reader, None if last is None else last())
 
 
 def _source_of(sources: LineSource | None, item: Item, name: str | None) -> str | None:

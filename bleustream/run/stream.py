@@ -244,9 +244,13 @@ class _Stream:
             from bleustream.run.model_batches import model_windows, open_sources
 
             source = open_sources(reading, scorer.counter, self.policy)
+            first = self.sources[0]
             if source is not None:
                 self.sources.append(source)
-            return model_windows(scorer.counter, items, reading, source, self.say)
+            # No source line past the input's last line read (a segment or not).
+            return model_windows(
+                scorer.counter, items, reading, source, self.say, True, lambda: first.line
+            )
         if options.jobs > 1 and not reading_stats:
             from bleustream.parallel.block_tasks import block_tasks, summed_blocks
             from bleustream.parallel.pool import ParallelCounter

@@ -200,6 +200,36 @@ def test_a_long_source_file_names_its_first_line_left_over(
     assert f"{src}:{len(lines) + 1}: {wanted}" in line
 
 
+def test_a_last_line_skipped_as_bad_keeps_its_source_line(
+    files: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    ref, a, b = files
+    lines = b.read_bytes().rstrip(b"\n").split(b"\n")
+    lines[-1] = b"bad \xff byte"
+    b.write_bytes(b"\n".join(lines) + b"\n")
+    src = tmp_path / "src.txt"
+    src.write_text("".join(f"source {i}\n" for i in range(len(lines))), encoding="utf-8")
+    proc = run(ref, "-i", a, b, "--analyze", "--skip-bad-lines", "--src", src, "-f", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["segments"] == len(lines) - 1
+
+
+def test_a_logs_sources_pair_in_the_order_its_segments_come(tmp_path: Path) -> None:
+    log = tmp_path / "gen.log"
+    log.write_text(
+        "S-1\tdas ist gut\nT-1\tthis is good\nD-1\t-0.1\tthis is good\n"
+        "S-0\tein haus\nT-0\ta house\nD-0\t-0.2\tthe house\n",
+        encoding="utf-8",
+    )
+    src = tmp_path / "src.txt"
+    src.write_text("only one\n", encoding="utf-8")
+    proc = run("--input-format", "fairseq", "-i", log, "--analyze", "--src", src)
+    assert proc.returncode == 65
+    assert_clean_stderr(proc)
+    (line,) = proc.stderr.decode().splitlines()
+    assert f"{src}:2: fewer source lines (1) than segments: --src {src} has no line here" in line
+
+
 def test_a_missing_plotting_library_is_one_line(
     files: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:

@@ -176,6 +176,27 @@ def test_more_source_lines_than_hypotheses_is_bad_data(ted: Set) -> None:
     assert f"{long}:121:" in line and "more source lines" in line
 
 
+def test_more_source_lines_names_the_metric_that_reads_them(ted: Set) -> None:
+    long = ted.root / "long.src"
+    long.write_text(ted.src.read_text(encoding="utf-8") + "one more\n", encoding="utf-8")
+    proc = ted.run(ted.ref, "-i", ted.hyp, "-m", "bleu", "comet", "--src", long)
+    line = one_line(proc, EXIT_DATAERR)
+    assert line.endswith("more source lines than segments (one a segment for comet)"), line
+
+
+def test_a_last_line_skipped_as_bad_keeps_its_source_line(ted: Set) -> None:
+    data = ted.hyp.read_bytes().rstrip(b"\n").split(b"\n")
+    data[-1] = b"bad \xff byte"
+    ted.hyp.write_bytes(b"\n".join(data) + b"\n")
+    proc = ted.run(ted.ref, "-i", ted.hyp, "-m", "bleu", "comet", "--skip-bad-lines", "-f", "jsonl")
+    assert proc.returncode == EXIT_OK, proc.stderr
+    records = [r for r in json_records(proc.stdout) if r["type"] == "corpus"]
+    assert {r["metric"]: r["segments"] for r in records} == {
+        "BLEU": len(data) - 1,
+        "COMET": len(data) - 1,
+    }
+
+
 def test_an_empty_hypothesis_is_scored_as_the_model_scores_it(ted: Set) -> None:
     lines = ted.lines(ted.hyp)
     lines[5] = ""

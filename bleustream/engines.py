@@ -485,7 +485,9 @@ class Job:
         else one segment at a time, a bad one located at its line."""
         reading = self.options.reading
         if self.src_files:
-            yield from model_windows(counter, items, reading, sources[-1], _quiet, part.last)
+            # The last part runs to the input's end: its first file's last line read.
+            last = (lambda: sources[0].line) if part.last else None
+            yield from model_windows(counter, items, reading, sources[-1], _quiet, last)
             return
         where = input_name(reading)
         for item in items:

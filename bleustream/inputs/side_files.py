@@ -48,16 +48,15 @@ def source_at(sources: LineSource, line: int, name: str | None) -> str:
     return text
 
 
-def check_no_more_sources(sources: LineSource, reader: str, last: int | None = None) -> None:
+def check_no_more_sources(sources: LineSource, reader: str, last: int) -> None:
     """An ``InputError`` where ``sources`` has a line past the input's last
     (``last``: the last line read of the input, segment or not: a line
-    skipped as bad, or left out of a test set, has its source line too;
-    None: the last segment's): ``reader`` needs one source a segment."""
-    if last is not None:
-        try:
-            read_to(sources, last)
-        except StopIteration:  # every segment had its source line
-            return
+    skipped as bad, or left out of a test set, has its source line too):
+    ``reader`` needs one source a segment."""
+    try:
+        read_to(sources, last)
+    except StopIteration:  # every segment had its source line
+        return
     try:
         next(sources)
     except StopIteration:

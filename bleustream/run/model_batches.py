@@ -39,14 +39,13 @@ def model_windows(
     reading: ReadOptions,
     sources: LineSource | None,
     say: Callable[[str], None],
-    to_the_end: bool = True,
-    last: Callable[[], int] | None = None,
+    last: Callable[[], int] | None,
 ) -> Iterator[tuple[Item, Rows]]:
     """Each item with its rows, counted a window at a time
-    (``metrics.windows``), with the source of its line; ``to_the_end``:
-    the items run to the end of the input, so no source line may be left
-    past the input's last (``last()``, the last line read, segment or not;
-    None: the last segment's)."""
+    (``metrics.windows``), with the source of its line.  Where the items
+    run to the end of the input, ``last()`` is the input's last line read
+    (a segment or not), and no source line may be left past it; None: the
+    items are a part that ends before the input does."""
     name = input_name(reading)
     yield from counted_windows(
         counter,
@@ -56,9 +55,9 @@ def model_windows(
         name,
         say,
     )
-    if to_the_end and sources is not None:
+    if last is not None and sources is not None:
         reader = needs_source(counter.specs) or counter.specs[0].name
-        check_no_more_sources(sources, reader, None if last is None else last())
+        check_no_more_sources(sources, reader, last())
 
 
 def _source_of(sources: LineSource | None, item: Item, name: str | None) -> str | None:

@@ -249,7 +249,7 @@ class _Stream:
                 self.sources.append(source)
             # No source line past the input's last line read (a segment or not).
             return model_windows(
-                scorer.counter, items, reading, source, self.say, True, lambda: first.line
+                scorer.counter, items, reading, source, self.say, lambda: first.line
             )
         if options.jobs > 1 and not reading_stats:
             from bleustream.parallel.block_tasks import block_tasks, summed_blocks

@@ -88,6 +88,7 @@ KERNEL_SOURCES = [
         "tokenize",
         "bleu_rows",
         "bleu_lines",
+        "bleu_blocks",
         "chrf",
         "chrf_scores",
         "newlines",

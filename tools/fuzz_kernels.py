@@ -24,7 +24,9 @@ analyses' counting (``add_words``, ``add_ngram_matches``) gets this
 iteration's tokens, compared (dicts, their key order, rows) every
 ``FUZZ_COMPARE``-th.  Every metric's batch kernels (each pair of its
 ``KERNEL_TWINS``: ``count_batch``, ``sum_batch``, ``score_batch``, BLEU's
-``score_values_batch``) are called every iteration on a batch of this
+``score_values_batch``, and ``sum_block`` on the batch's lines as a
+reader's blocks of bytes, a bad UTF-8 sequence in one now and then) are
+called every iteration on a batch of this
 iteration's segment, the last few, and adversarial segments of
 ``tests/helpers/adversarial.py`` (every tokenizer's rules, odd white
 space, case pairs, repeated n-grams, ties), with settings drawn from each
@@ -53,10 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.helpers
 from bleustream import kernels
 from bleustream.analysis import ngrams as analysis_ngrams
 from bleustream.analysis import words as analysis_words
+from bleustream.inputs import blocks
 from bleustream.metrics import bleu, chrf, ngrams, ter_search, token_bleu
 from bleustream.metrics.registry import METRICS, Spec
 from bleustream.metrics.scores import BLEUScore
-from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 from tests.helpers import reader_fuzz
 from tests.helpers.adversarial import Adversary
@@ -398,6 +400,38 @@ def described(result: Any) -> Any:
     return (type(result), result)
 
 
+# Overlong, surrogate, past U+10FFFF, stray and cut-short sequences.
+BAD_UTF8 = (
+    b"\xff",
+    b"\x80",
+    b"\xc0\xaf",
+    b"\xe0\x80\xaf",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xe4\xb8",
+)
+
+
+def as_blocks(rng: random.Random, hyps: list[str], refs: list[list[str]]) -> tuple[Any, ...]:
+    """A batch as a reader's blocks (``sum_block``'s arguments): its lines'
+    UTF-8 (a surrogate's bytes as they come) joined by line ends, the
+    references' first and, where every segment has one, second; now and
+    then a bad byte sequence in a line."""
+
+    def block(lines: list[str]) -> bytes:
+        data = [line.replace("\n", " ").encode("utf-8", "surrogatepass") for line in lines]
+        if rng.random() < 0.1:
+            at = rng.randrange(len(data))
+            cut = rng.randint(0, len(data[at]))
+            data[at] = data[at][:cut] + rng.choice(BAD_UTF8) + data[at][cut:]
+        return b"\n".join(data)
+
+    columns = [[texts[0] for texts in refs]]
+    if all(len(texts) > 1 for texts in refs):
+        columns.append([texts[1] for texts in refs])
+    return block(hyps), [block(column) for column in columns]
+
+
 class BatchTwins:
     """Every metric's batch kernels made for each of its settings, once:
     (metric, settings, name, compiled function, pure function)."""
@@ -431,6 +465,8 @@ class BatchTwins:
             spec = Spec(metric, the_settings)
             if name in ("count_batch", "sum_batch"):
                 args: tuple[Any, ...] = (hyps, refs)
+            elif name == "sum_block":
+                args = as_blocks(rng, hyps, refs)
             elif name == "score_batch":
                 args = (rows[metric.NAME], "s", spec.score_object)
             else:  # the scores alone, of sentence settings

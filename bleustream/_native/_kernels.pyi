@@ -46,6 +46,18 @@ def bleu_rows_zh(
 ) -> list[tuple[int, ...]]:
     """bleu_rows_13a with the zh tokenizer"""
 
+def bleu_sum_block_13a(
+    hyp_block: bytes, ref_blocks: Sequence[bytes], max_order: int
+) -> tuple[tuple[str, tuple[int, ...]], int] | None:
+    """bleustream.metrics.bleu.py_sum_block: bleu_sum_13a of the lines of
+    blocks of UTF-8 (each split at "\n"), and how many hypotheses end in
+    " ."; None where a line is not UTF-8"""
+
+def bleu_sum_block_zh(
+    hyp_block: bytes, ref_blocks: Sequence[bytes], max_order: int
+) -> tuple[tuple[str, tuple[int, ...]], int] | None:
+    """bleu_sum_block_13a with the zh tokenizer"""
+
 def chrf_ref_rows(
     hyp: str, refs: Sequence[str], char_order: int, word_order: int, whitespace: bool
 ) -> tuple[tuple[int, ...], ...]:

@@ -2,7 +2,8 @@
  * bleu_lines.c: BLEU rows of whole batches of raw lines, each segment's
  * row (bleu_rows_13a, bleu_rows_zh: bleu.py_count_batch) or their
  * sum (bleu_sum_13a, bleu_sum_zh: bleu.py_sum_batch), the lines
- * right-stripped and tokenized here.
+ * right-stripped and tokenized here; bleu_add_spans counts one segment's
+ * tokens (bleu_blocks.c's too).
  */
 #include "kernels.h"
 
@@ -25,6 +26,70 @@ line_views(Arena *a, PyObject *line, int which, Py_UCS4 **bufp, SpanVec *spans)
 }
 
 /*
+ * hyp_row of the hypothesis's tokens (spans `hs` of hbuf) against the
+ * references' (spans rs[k] of rbufs[k]), as reference_ngrams counts them,
+ * added into `sums` (2 + 2 N Py_ssize_t).  Calls no Python API but to
+ * report running out of memory.
+ */
+int
+bleu_add_spans(Arena *a, const Py_UCS4 *hbuf, const SpanVec *hs, Py_UCS4 *const *rbufs,
+               const SpanVec *rs, Py_ssize_t nrefs, Py_ssize_t N, Py_ssize_t *sums)
+{
+    Py_ssize_t k, j, total = 0, pos = 0, ref_len = 0, bestd = 0;
+    Py_ssize_t *offs, *rlens, *matches;
+    int32_t *hyp_ids, *flat;
+    Vocab voc;
+
+    if ((offs = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
+        (rlens = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
+        (matches = ARENA_NEW(a, Py_ssize_t, N + 1)) == NULL)
+        return -1;
+    memset(matches, 0, (size_t)(N + 1) * sizeof(Py_ssize_t));
+    for (k = 0; k < nrefs; k++) {
+        rlens[k] = rs[k].n;
+        offs[k] = total;
+        total += rs[k].n;
+    }
+    /* min(lens, key=lambda r: (abs(hyp_len - r), r)) */
+    for (k = 0; k < nrefs; k++) {
+        Py_ssize_t v = rlens[k], d = hs->n > v ? hs->n - v : v - hs->n;
+        if (k == 0 || d < bestd || (d == bestd && v < ref_len)) {
+            ref_len = v;
+            bestd = d;
+        }
+    }
+    if (N > 0 && hs->n > 0 && total > 0) {
+        TokView tv;
+        tv.kind = PyUnicode_4BYTE_KIND;
+        if ((hyp_ids = ARENA_NEW(a, int32_t, hs->n + 1)) == NULL ||
+            (flat = ARENA_NEW(a, int32_t, total + 1)) == NULL || vocab_init(&voc, a, total) < 0)
+            return -1;
+        for (k = 0; k < nrefs; k++) {
+            for (j = 0; j < rs[k].n; j++) {
+                tv.data = rbufs[k] + rs[k].v[j].start;
+                tv.len = rs[k].v[j].len;
+                flat[pos++] = vocab_id(&voc, &tv, 1);
+            }
+        }
+        for (j = 0; j < hs->n; j++) {
+            tv.data = hbuf + hs->v[j].start;
+            tv.len = hs->v[j].len;
+            hyp_ids[j] = vocab_id(&voc, &tv, 0);
+        }
+        if (clipped_matches(a, hyp_ids, hs->n, flat, offs, rlens, nrefs, N, matches, voc.size) <
+            0)
+            return -1;
+    }
+    sums[0] += hs->n;
+    sums[1] += ref_len;
+    for (k = 0; k < N; k++) {
+        sums[2 + k] += matches[k];
+        sums[2 + N + k] += hs->n > k ? hs->n - k : 0;
+    }
+    return 0;
+}
+
+/*
  * sum over segments i of hyp_row(tokenize(hyps[i].rstrip()),
  * reference_ngrams([tokenize(r.rstrip()) for r in refs[i]]), max_order),
  * added into `sums` (2 + 2 N Py_ssize_t).
@@ -33,13 +98,10 @@ static int
 bleu_add_segment(Arena *a, PyObject *hyp, PyObject *seg_refs, int which, Py_ssize_t N,
                  Py_ssize_t *sums)
 {
-    PyObject *rf = NULL;
+    PyObject *rf;
     Py_UCS4 *hbuf = NULL, **rbufs = NULL;
     SpanVec hs = {NULL, 0, 0}, *rs = NULL;
-    Py_ssize_t nrefs = 0, k, j, total = 0, pos = 0, ref_len = 0, bestd = 0, maxr = 0;
-    Py_ssize_t *offs = NULL, *rlens = NULL, *matches = NULL;
-    int32_t *hyp_ids = NULL, *flat = NULL;
-    Vocab voc;
+    Py_ssize_t nrefs, k;
     int rc = -1;
 
     rf = PySequence_Fast(seg_refs, "a segment's references must be a sequence of str");
@@ -51,67 +113,22 @@ bleu_add_segment(Arena *a, PyObject *hyp, PyObject *seg_refs, int which, Py_ssiz
         goto done;
     }
     if ((rbufs = ARENA_NEW(a, Py_UCS4 *, nrefs)) == NULL ||
-        (rs = ARENA_NEW(a, SpanVec, nrefs)) == NULL ||
-        (offs = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
-        (rlens = ARENA_NEW(a, Py_ssize_t, nrefs)) == NULL ||
-        (matches = ARENA_NEW(a, Py_ssize_t, N + 1)) == NULL)
+        (rs = ARENA_NEW(a, SpanVec, nrefs)) == NULL)
         goto done;
     memset(rs, 0, (size_t)nrefs * sizeof(SpanVec));
-    memset(matches, 0, (size_t)(N + 1) * sizeof(Py_ssize_t));
     for (k = 0; k < nrefs; k++) {
         if (line_views(a, PySequence_Fast_GET_ITEM(rf, k), which, &rbufs[k], &rs[k]) < 0)
             goto done;
-        rlens[k] = rs[k].n;
-        offs[k] = total;
-        total += rs[k].n;
-        if (rs[k].n > maxr)
-            maxr = rs[k].n;
     }
     if (line_views(a, hyp, which, &hbuf, &hs) < 0)
         goto done;
-    /* min(lens, key=lambda r: (abs(hyp_len - r), r)) */
-    for (k = 0; k < nrefs; k++) {
-        Py_ssize_t v = rlens[k], d = hs.n > v ? hs.n - v : v - hs.n;
-        if (k == 0 || d < bestd || (d == bestd && v < ref_len)) {
-            ref_len = v;
-            bestd = d;
-        }
-    }
-    if (N > 0 && hs.n > 0 && total > 0) {
-        TokView tv;
-        tv.kind = PyUnicode_4BYTE_KIND;
-        if ((hyp_ids = ARENA_NEW(a, int32_t, hs.n + 1)) == NULL ||
-            (flat = ARENA_NEW(a, int32_t, total + 1)) == NULL || vocab_init(&voc, a, total) < 0)
-            goto done;
-        for (k = 0; k < nrefs; k++) {
-            for (j = 0; j < rs[k].n; j++) {
-                tv.data = rbufs[k] + rs[k].v[j].start;
-                tv.len = rs[k].v[j].len;
-                flat[pos++] = vocab_id(&voc, &tv, 1);
-            }
-        }
-        for (j = 0; j < hs.n; j++) {
-            tv.data = hbuf + hs.v[j].start;
-            tv.len = hs.v[j].len;
-            hyp_ids[j] = vocab_id(&voc, &tv, 0);
-        }
-        if (clipped_matches(a, hyp_ids, hs.n, flat, offs, rlens, nrefs, N, matches, voc.size) <
-            0)
-            goto done;
-    }
-    sums[0] += hs.n;
-    sums[1] += ref_len;
-    for (k = 0; k < N; k++) {
-        sums[2 + k] += matches[k];
-        sums[2 + N + k] += hs.n > k ? hs.n - k : 0;
-    }
-    rc = 0;
+    rc = bleu_add_spans(a, hbuf, &hs, rbufs, rs, nrefs, N, sums);
 done:
     Py_DECREF(rf);
     return rc;
 }
 
-static PyObject *
+PyObject *
 sums_tuple(const Py_ssize_t *sums, Py_ssize_t size)
 {
     Py_ssize_t k;

@@ -9,6 +9,7 @@
  *   tokenize.c    the 13a and zh tokenizers (SacreBLEU's mteval rules)
  *   bleu_rows.c   BLEU rows of tokens, and of one tokenized line
  *   bleu_lines.c  BLEU rows and sums of whole batches of raw lines
+ *   bleu_blocks.c BLEU sums of blocks of UTF-8 bytes, lines decoded here
  *   chrf.c        chrF rows and chrF++ words
  *   chrf_scores.c chrF's f-score and sentence chrF score objects from rows
  *   newlines.c    line search: where the blocks of -j start
@@ -101,6 +102,8 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_sum_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_sum_zh);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
+BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_13a);
+BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_zh);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_sum);
@@ -447,8 +450,37 @@ BS_INTERNAL Py_UCS4 *to_ucs4(Arena *a, PyObject *s, Py_ssize_t n, Py_ssize_t pad
 BS_INTERNAL int tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which,
                                Py_UCS4 **bufp, SpanVec *spans);
 
+/* Which of the characters 13a replaces a text holds (tokenize_ucs4's `has`). */
+#define HAS_LT 1  /* '<' */
+#define HAS_NL 2  /* '\n' */
+#define HAS_AMP 4 /* '&' */
+
+/*
+ * tokenize_spans of a text already in UCS4: its n characters at buf[1 ..
+ * n], with a spare cell at each end; `has` says which of '<', '\n' and '&'
+ * it may hold (13a; 0 for zh).  The spans index buf.
+ */
+BS_INTERNAL int tokenize_ucs4(Arena *a, Py_UCS4 *buf, Py_ssize_t n, int which, int has,
+                              SpanVec *spans);
+
 /* The spans of buf as a list of str. */
 BS_INTERNAL PyObject *spans_to_list(const Py_UCS4 *buf, const SpanVec *spans);
+
+/* ------------------------------------------------------------------ */
+/* BLEU rows of raw lines (bleu_lines.c, bleu_blocks.c)                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * hyp_row of one segment's tokens, spans of UCS4 buffers (the hypothesis's
+ * `hs` of hbuf, reference k's rs[k] of rbufs[k]), added into `sums`
+ * (2 + 2 N Py_ssize_t).
+ */
+BS_INTERNAL int bleu_add_spans(Arena *a, const Py_UCS4 *hbuf, const SpanVec *hs,
+                               Py_UCS4 *const *rbufs, const SpanVec *rs, Py_ssize_t nrefs,
+                               Py_ssize_t N, Py_ssize_t *sums);
+
+/* The first `size` sums as a tuple of ints. */
+BS_INTERNAL PyObject *sums_tuple(const Py_ssize_t *sums, Py_ssize_t size);
 
 /* ------------------------------------------------------------------ */
 /* chrF (chrf.c, chrf_scores.c)                                        */

@@ -29,6 +29,11 @@ static PyMethodDef bs_methods[] = {
               "of bleu_sum_13a (bleu.py_count_batch)."),
     BS_METHOD(bleu_rows_zh, "bleu_rows_zh(hyps, refs, max_order) -> list[tuple[int, ...]]: "
                             "bleu_rows_13a with the zh tokenizer."),
+    BS_METHOD(bleu_sum_block_13a,
+              "bleu_sum_block_13a(hyp_block, ref_blocks, max_order) -> ((\"sum\", row), tokenized) "
+              "| None: bleu_sum_13a of blocks of UTF-8 lines (bleu.py_sum_block)."),
+    BS_METHOD(bleu_sum_block_zh, "bleu_sum_block_zh(hyp_block, ref_blocks, max_order): "
+                                 "bleu_sum_block_13a with the zh tokenizer."),
     BS_METHOD(chrf_ref_rows,
               "chrf_ref_rows(hyp, refs, char_order, word_order, whitespace) -> tuple of rows, one "
               "per reference: chrF's (hyp, ref, match) triplets, characters then words."),

@@ -161,6 +161,61 @@ rule_pass(int rule, const unsigned char *cl, unsigned char *x, Py_ssize_t n,
     } while (0)
 
 /*
+ * The spans between the boundaries of a rule pass's string: a boundary
+ * before each x-marked character (the rule passes' spaces), and around
+ * each rule-1 or zh character (C_BREAK), which is a token of its own; a
+ * white-space character (C_SPACE) is no token's.  The walk visits only
+ * those characters (`sep`, in order) and the [.,] and '-' the passes
+ * looked at (`cand`, in order: a mark stands at one of them or just
+ * after), not every character: `start` is where the token being read
+ * began, and a boundary ends it.
+ */
+#define BOUNDARY(q)                                                                              \
+    do {                                                                                         \
+        if (start < (q)) {                                                                       \
+            SPAN_PUT(out, start, (q) - start);                                                   \
+            start = (q);                                                                         \
+        }                                                                                        \
+    } while (0)
+
+static void
+split_at_boundaries(const unsigned char *cl, const unsigned char *x, Py_ssize_t n,
+                    const Py_ssize_t *sep, Py_ssize_t nsep, const Py_ssize_t *cand,
+                    Py_ssize_t ncand, SpanVec *out)
+{
+    Py_ssize_t si = 0, ci = 0, start = 0;
+    while (si < nsep || ci < ncand) {
+        if (si == nsep || (ci < ncand && cand[ci] < sep[si])) {
+            Py_ssize_t p = cand[ci++];
+            if (x[p])
+                BOUNDARY(p);
+            if (x[p + 1])
+                BOUNDARY(p + 1);
+        }
+        else {
+            Py_ssize_t p = sep[si++];
+            BOUNDARY(p);
+            if (!(cl[p] & C_SPACE))
+                SPAN_PUT(out, p, 1);
+            start = p + 1;
+        }
+    }
+    if (start < n)
+        SPAN_PUT(out, start, n - start);
+}
+
+/* The positions of two ascending lists as one ascending list: how many. */
+static Py_ssize_t
+merge_positions(const Py_ssize_t *a, Py_ssize_t na, const Py_ssize_t *b, Py_ssize_t nb,
+                Py_ssize_t *out)
+{
+    Py_ssize_t i = 0, j = 0, o = 0;
+    while (i < na || j < nb)
+        out[o++] = (j == nb || (i < na && a[i] < b[j])) ? a[i++] : b[j++];
+    return o;
+}
+
+/*
  * The tokens of SacreBLEU's _post_tokenizer (rules 1-4, then split) on
  * b[0..n), with zh characters split off first if `zh`.  Tokens go to out
  * as spans of b.
@@ -169,7 +224,8 @@ static int
 mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
 {
     unsigned char *x = NULL, *cl;
-    Py_ssize_t i, start, *punct = NULL, *dash, *hits, npunct = 0, ndash = 0;
+    Py_ssize_t i, *punct = NULL, *dash, *hits, *sep, *cand, npunct = 0, ndash = 0, nsep = 0;
+    Py_ssize_t ncand = 0;
     int any_digit = 0, rc = -1;
     ArenaMark mark;
 
@@ -179,10 +235,12 @@ mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
         return -1;
     mark = arena_mark(a);
     if ((x = ARENA_NEW(a, unsigned char, 2 * n + 3)) == NULL ||
-        (punct = ARENA_NEW(a, Py_ssize_t, 3 * n + 3)) == NULL)
+        (punct = ARENA_NEW(a, Py_ssize_t, 5 * n + 5)) == NULL)
         goto done;
     dash = punct + n + 1;
     hits = dash + n + 1;
+    sep = hits + n + 1;
+    cand = sep + n + 1;
     cl = x + (n + 2); /* cl[-1] .. cl[n] */
     memset(x, 0, 2 * (size_t)n + 3);
     for (i = 0; i < n; i++) {
@@ -190,8 +248,10 @@ mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
         unsigned char k;
         if (c < 128) {
             k = ascii_tab[c];
-            if (k & 3) {
-                if ((k & 3) == C_PUNCT)
+            if (k) {
+                if (k & (C_SPACE | C_BREAK))
+                    sep[nsep++] = i;
+                else if ((k & 3) == C_PUNCT)
                     punct[npunct++] = i;
                 else if ((k & 3) == C_DASH)
                     dash[ndash++] = i;
@@ -202,6 +262,8 @@ mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
         else {
             k = (unsigned char)(((zh && is_zh(c)) ? C_BREAK : 0) |
                                 (Py_UNICODE_ISSPACE(c) ? C_SPACE : 0));
+            if (k)
+                sep[nsep++] = i;
         }
         cl[i] = k;
     }
@@ -209,26 +271,15 @@ mteval_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, int zh, SpanVec *out)
         rule_pass(2, cl, x, n, punct, npunct, hits);
         rule_pass(3, cl, x, n, punct, npunct, hits);
     }
-    if (ndash && any_digit)
+    if (ndash && any_digit) {
         rule_pass(4, cl, x, n, dash, ndash, hits);
-    start = -1;
-    for (i = 0; i < n; i++) {
-        unsigned char k = cl[i];
-        if (k & C_SPACE) {
-            if (start >= 0)
-                SPAN_PUT(out, start, i - start);
-            start = -1;
-            continue;
-        }
-        if (start >= 0 && (x[i] || ((cl[i - 1] | k) & C_BREAK))) {
-            SPAN_PUT(out, start, i - start);
-            start = -1;
-        }
-        if (start < 0)
-            start = i;
+        ncand = merge_positions(punct, npunct, dash, ndash, cand);
     }
-    if (start >= 0)
-        SPAN_PUT(out, start, n - start);
+    else {
+        memcpy(cand, punct, (size_t)npunct * sizeof(Py_ssize_t));
+        ncand = npunct;
+    }
+    split_at_boundaries(cl, x, n, sep, nsep, cand, ncand, out);
     rc = 0;
 done:
     arena_release(a, mark);
@@ -283,11 +334,11 @@ int
 tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which, Py_UCS4 **bufp,
                SpanVec *spans)
 {
-    Py_UCS4 *buf = to_ucs4(a, line, n, 1), *t;
+    Py_UCS4 *buf = to_ucs4(a, line, n, 1);
+    int has = 0;
     *bufp = NULL;
     if (buf == NULL)
         return -1;
-    t = buf + 1;
     if (which == TOK_13A) {
         /* memchr-fast searches of the str (-2: an error) */
         Py_ssize_t lt = PyUnicode_FindChar(line, '<', 0, n, 1);
@@ -295,16 +346,26 @@ tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which, Py_UCS4 **bufp
         Py_ssize_t amp = nl == -2 ? -2 : PyUnicode_FindChar(line, '&', 0, n, 1);
         if (amp == -2)
             return -1;
-        lt = lt >= 0;
-        nl = nl >= 0;
-        amp = amp >= 0;
-        if (lt)
+        has = (lt >= 0 ? HAS_LT : 0) | (nl >= 0 ? HAS_NL : 0) | (amp >= 0 ? HAS_AMP : 0);
+    }
+    if (tokenize_ucs4(a, buf, n, which, has, spans) < 0)
+        return -1;
+    *bufp = buf;
+    return 0;
+}
+
+int
+tokenize_ucs4(Arena *a, Py_UCS4 *buf, Py_ssize_t n, int which, int has, SpanVec *spans)
+{
+    Py_UCS4 *t = buf + 1;
+    if (which == TOK_13A) {
+        if (has & HAS_LT)
             n = replace_inplace(t, n, "<skipped>", 9, -1);
-        if (nl && has_char(t, n, '\n')) {
+        if ((has & HAS_NL) && has_char(t, n, '\n')) {
             n = replace_inplace(t, n, "-\n", 2, -1);
             n = replace_inplace(t, n, "\n", 1, ' ');
         }
-        if (amp) {
+        if (has & HAS_AMP) {
             n = replace_inplace(t, n, "&quot;", 6, '"');
             n = replace_inplace(t, n, "&amp;", 5, '&');
             n = replace_inplace(t, n, "&lt;", 4, '<');
@@ -313,26 +374,22 @@ tokenize_spans(Arena *a, PyObject *line, Py_ssize_t n, int which, Py_UCS4 **bufp
         /* 13a pads the line with a space at each end */
         buf[0] = ' ';
         buf[n + 1] = ' ';
-        if (mteval_spans(a, buf, n + 2, 0, spans) < 0)
-            return -1;
+        return mteval_spans(a, buf, n + 2, 0, spans);
     }
     else {
         /* zh: line.strip(), no padding */
-        Py_ssize_t lo = 0, z = n;
+        Py_ssize_t lo = 0, z = n, k, shift;
         while (lo < z && Py_UNICODE_ISSPACE(t[lo]))
             lo++;
         while (z > lo && Py_UNICODE_ISSPACE(t[z - 1]))
             z--;
         if (mteval_spans(a, t + lo, z - lo, 1, spans) < 0)
             return -1;
-        {
-            Py_ssize_t k, shift = 1 + lo;
-            for (k = 0; k < spans->n; k++)
-                spans->v[k].start += shift;
-        }
+        shift = 1 + lo;
+        for (k = 0; k < spans->n; k++)
+            spans->v[k].start += shift;
+        return 0;
     }
-    *bufp = buf;
-    return 0;
 }
 
 PyObject *

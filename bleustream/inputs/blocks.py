@@ -5,10 +5,13 @@ line to report as each line arrives).
 
 Each source is read some 64 KiB at a time (what a pipe holds is taken as
 it is: a read never waits for a block to fill); the block is cut after its
-last line end, decoded at once and split into lines, each right-stripped
-as a line read alone is.  The lines of the sources are paired in step and
-handed to the kernels a block at a time (``SegmentCounter.summed_at``), so
-no line costs a Python object beyond its strings.
+last line end.  REF files in lockstep are cut to the same lines, and
+their bytes go to the metrics as they are (``SegmentCounter.summed_block``,
+the protocol's ``sum_block``: BLEU's kernel decodes, right-strips and
+counts each line without a Python object for it); a block whose lines are
+not all UTF-8 is decoded here instead, to find the line.  Paste lines are
+decoded at once and split into fields, each right-stripped as a line read
+alone is, and summed a block at a time (``SegmentCounter.summed_at``).
 
 What a line read alone would raise is raised here for the same line, in
 the same order: an undecodable line (UTF-8 only: the decoder's position
@@ -23,6 +26,7 @@ system, no SacreBLEU refusals (which count the lines of every stream).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Callable
 
 from bleustream.errors import InputError
 from bleustream.inputs.items import Item, input_name, uneven_fields
@@ -37,12 +41,17 @@ from bleustream.inputs.lines import (
     undecodable,
 )
 from bleustream.inputs.options import ReadOptions
+from bleustream.kernels import native
 from bleustream.metrics.counting import SegmentCounter, Summed
 
 BLOCK_BYTES = 1 << 16
 
 # A block: its hypotheses, each segment's references, and the line of the first.
 Block = tuple[list[str], Sequence[Sequence[str]], int]
+# A block of REF files in lockstep as read: the hypotheses' lines and each
+# reference file's same lines, as bytes (``protocol.sum_block``'s blocks),
+# the line of the first, and how many lines.
+RawBlock = tuple[bytes, list[bytes], int, int]
 
 
 def readable(options: ReadOptions) -> bool:
@@ -75,53 +84,108 @@ def block_sums(
     of the files, ``parallel.block_tasks``, whose sources start there);
     ``nfields``: paste input's number of fields, fixed by an earlier line."""
     name = input_name(options)
-    lockstep = bool(options.refs)
-    readers = [_Lines(source, options.encoding_errors, lockstep) for source in sources]
-    if lockstep:
-        blocks = _lockstep(readers[0], readers[1:], before)
-    else:
-        blocks = _paste(readers[0], nfields, before)
-    for hyps, refs, first in blocks:
-        if options.stdin_systems:
-            _one_field_each(hyps, first, options, sources[0].name)
-        lines = range(first, first + len(hyps))
-        summed = counter.summed_at(list(zip(hyps)), refs, name, lines)
-        last = Item((hyps[-1],), refs[-1], None, 1, lines[-1], None, True)
-        yield last, summed
+    readers = [_Lines(source, options.encoding_errors) for source in sources]
+    if not options.refs:
+        for hyps, refs, first in _paste(readers[0], nfields, before):
+            if options.stdin_systems:
+                _one_field_each(hyps, first, options, sources[0].name)
+            yield _summed(counter, hyps, refs, first, name)
+        return
+    for raw in _lockstep(readers[0], readers[1:], before):
+        tabs = options.stdin_systems and b"\t" in raw[0]
+        summed = None if tabs else _summed_raw(counter, raw)
+        if summed is not None:
+            yield summed
+            continue
+        # A line not UTF-8, a tab, a segment a metric refuses: said at its line.
+        for hyps, refs, first in _decoded(readers, raw):
+            if options.stdin_systems:
+                _one_field_each(hyps, first, options, sources[0].name)
+            yield _summed(counter, hyps, refs, first, name)
+
+
+def _summed_raw(counter: SegmentCounter, raw: RawBlock) -> tuple[Item, Summed] | None:
+    """A lockstep block summed from its bytes, and an item for its last line;
+    None where a line is not UTF-8 or a metric refuses one."""
+    hyp_block, ref_blocks, first, n = raw
+    try:
+        summed = counter.summed_block(hyp_block, ref_blocks, n)
+    except InputError:
+        return None
+    if summed is None:
+        return None
+    refs = tuple(map(_last_line, ref_blocks))
+    last = first + n - 1
+    return Item((_last_line(hyp_block),), refs, None, 1, last, None, True), summed
+
+
+def _summed(
+    counter: SegmentCounter, hyps: list[str], refs: Sequence[Sequence[str]], first: int, name: str
+) -> tuple[Item, Summed]:
+    """A decoded block's last line as an item, and the block's ``Summed``."""
+    lines = range(first, first + len(hyps))
+    summed = counter.summed_at(list(zip(hyps)), refs, name, lines)
+    return Item((hyps[-1],), refs[-1], None, 1, lines[-1], None, True), summed
+
+
+def _last_line(block: bytes) -> str:
+    """A block's last line, decoded (the block is UTF-8) and right-stripped."""
+    return block[block.rfind(b"\n") + 1 :].decode("utf-8").rstrip()
 
 
 class _Lines:
-    """One source's lines, a block at a time; an undecodable line is kept
-    as the error of the line after the last one handed on."""
+    """One source's lines as bytes, whole lines a block at a time, decoded
+    by whoever takes them (``decode``)."""
 
-    def __init__(self, source: LineSource, errors: str, strip: bool) -> None:
+    def __init__(self, source: LineSource, errors: str) -> None:
         self.source = source
-        self._strip = strip  # each line right-stripped (not a paste line: its fields are)
         stream = source.stream
         self._read = getattr(stream, "read1", None) or stream.read
         self._errors = errors
         self._rest = b""
         self.ended = False
-        self.error: InputError | None = None
-        # Decoded, the first ``_start`` of them handed on (taken by moving
-        # ``_start``: a long line beside a block of short ones costs no copies).
-        self._lines: list[str] = []
+        # Whole lines, each with its line end, the first ``_start`` bytes
+        # handed on (taken by moving ``_start``: no copy of what is left).
+        self._data = b""
         self._start = 0
+        self.waiting = 0  # the lines read and not handed on yet
 
     def fill(self) -> None:
-        """Reads until some lines are waiting, the source ends or errs."""
-        while not self.waiting and not self.ended and self.error is None:
+        """Reads until some lines are waiting, or the source ends."""
+        while not self.waiting and not self.ended:
             self._read_block()
 
-    def take(self, n: int) -> list[str]:
+    def take(self, n: int) -> bytes:
+        """The next ``n`` of the lines waiting, joined by their line ends
+        (the last one's left out)."""
         start = self._start
-        self._start = start + n
-        return self._lines[start : start + n]
+        if n == self.waiting:
+            end = len(self._data)
+        else:
+            end, _ = past_newlines(self._data, start, n)
+        self._start = end
+        self.waiting -= n
+        return self._data[start : end - 1]
 
-    @property
-    def waiting(self) -> int:
-        """The lines decoded and not handed on yet."""
-        return len(self._lines) - self._start
+    def decode(
+        self, block: bytes, first: int, strip: bool = True
+    ) -> tuple[list[str], InputError | None]:
+        """The lines of a block taken from here (``first``: the line of its
+        first), up to the first that is not text, and that line's error."""
+        error = None
+        try:
+            lines = block.decode("utf-8", self._errors).split("\n")
+        except UnicodeDecodeError as exc:
+            good = block.rfind(b"\n", 0, exc.start)
+            lines = block[:good].decode("utf-8").split("\n") if good >= 0 else []
+            message = undecodable("utf-8", block[exc.start : exc.start + 1], exc.start - good)
+            error = InputError(message, self.source.name, first + len(lines))
+        return (list(map(str.rstrip, lines)) if strip else lines), error
+
+    def next_error(self, line: int) -> InputError | None:
+        """The error of the next line waiting (line ``line``), if it is not text."""
+        end, _ = past_newlines(self._data, self._start, 1)
+        return self.decode(self._data[self._start : end - 1], line)[1]
 
     def _read_block(self) -> None:
         source = self.source
@@ -131,32 +195,22 @@ class _Lines:
             raise read_failure(exc, source.name, source.line + 1) from None
         if data:
             data = self._rest + data
-            cut = data.rfind(b"\n")
-            if cut < 0:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
                 self._rest = data
                 return
-            data, self._rest = data[:cut], data[cut + 1 :]
+            data, self._rest = data[:cut], data[cut:]
         else:
             self.ended = True
             if not self._rest:
                 return
-            data, self._rest = self._rest, b""  # a last line with no line end
-        try:
-            lines = data.decode("utf-8", self._errors).split("\n")
-        except UnicodeDecodeError as exc:
-            # The lines before the bad one are handed on; the bad one is the
-            # error of the line after them, and nothing after it is read.
-            good = data.rfind(b"\n", 0, exc.start)
-            lines = data[:good].decode("utf-8").split("\n") if good >= 0 else []
-            message = undecodable("utf-8", data[exc.start : exc.start + 1], exc.start - good)
-            self.error = InputError(message, source.name, source.line + len(lines) + 1)
-            self.ended = True
-        source.line += len(lines)
-        self._lines = list(map(str.rstrip, lines)) if self._strip else lines  # (none waiting)
-        self._start = 0
+            data, self._rest = self._rest + b"\n", b""  # a last line with no line end
+        _, lines = past_newlines(data, 0, len(data))
+        source.line += lines
+        self._data, self._start, self.waiting = data, 0, lines  # (none waiting)
 
 
-def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[Block]:
+def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[RawBlock]:
     """The hypotheses and the references in step, a block at a time."""
     everyone = [hyps, *refs]
     # ``line``: the segments handed on (of the whole files)
@@ -167,28 +221,42 @@ def _lockstep(hyps: _Lines, refs: list[_Lines], line: int = 0) -> Iterator[Block
         if n == 0:
             _stop(hyps, refs, line)
             return
-        columns = [reader.take(n) for reader in everyone]
-        yield columns[0], list(zip(*columns[1:])), line + 1
+        yield hyps.take(n), [ref.take(n) for ref in refs], line + 1, n
         line += n
+
+
+def _decoded(readers: list[_Lines], raw: RawBlock) -> Iterator[Block]:
+    """A lockstep block decoded: its lines before the first that is not
+    text, then that line's error (the hypothesis's first, then each
+    reference's, as ``lines.lockstep_segments`` reads them)."""
+    hyp_block, ref_blocks, first, _ = raw
+    columns, errors = zip(*(r.decode(b, first) for r, b in zip(readers, [hyp_block, *ref_blocks])))
+    n = min(map(len, columns))
+    if n:
+        yield list(columns[0][:n]), list(zip(*(column[:n] for column in columns[1:]))), first
+    for error in errors:
+        if error is not None and error.line == first + n:
+            raise error
 
 
 def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
     """At a line one source has not got: its error, the end of all, or
     the sources' lengths told apart, as ``lines.lockstep_segments`` tells
     them (the hypothesis of the line is read first, then each reference)."""
-    if hyps.waiting:  # a reference has no line ``line + 1``
+    at = line + 1
+    if hyps.waiting:  # a reference has no line ``at``
+        error = hyps.next_error(at)
+        if error is not None:
+            raise error
         for ref in refs:
-            if ref.error is not None and not ref.waiting:
-                raise ref.error
             if not ref.waiting:
                 raise reference_ended(ref.source.name, line, hyps.source.name)
-    if hyps.error is not None:
-        raise hyps.error
+            error = ref.next_error(at)
+            if error is not None:
+                raise error
     for ref in refs:
         if ref.waiting:
-            raise references_longer(ref.source.name, hyps.source.name, line)
-        if ref.error is not None:
-            raise ref.error
+            raise ref.next_error(at) or references_longer(ref.source.name, hyps.source.name, line)
 
 
 def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
@@ -197,10 +265,8 @@ def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
     while True:
         source.fill()
         if not source.waiting:
-            if source.error is not None:
-                raise source.error
             return
-        block = source.take(source.waiting)
+        block, error = source.decode(source.take(source.waiting), line + 1, strip=False)
         rows = [text.split("\t") for text in block]
         bad = None
         for i, fields in enumerate(rows):
@@ -215,6 +281,8 @@ def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
             line += len(rows)
         if bad is not None:
             raise bad
+        if error is not None:
+            raise error
 
 
 def _one_field_each(hyps: list[str], first: int, options: ReadOptions, name: str) -> None:
@@ -223,3 +291,35 @@ def _one_field_each(hyps: list[str], first: int, options: ReadOptions, name: str
     for i, hyp in enumerate(hyps):
         if "\t" in hyp:
             raise uneven_fields(1, len(hyp.split("\t")), options, name, first + i)
+
+
+def py_past_newlines(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
+    """The offset just past the ``count``-th newline at or after ``pos``,
+    and ``count``; where the buffer has fewer, the offset just past the last
+    of them (``pos`` if none) and how many there are.
+
+    It counts the newlines, then starts from a guess at the mean line
+    length and goes newline by newline from there: a few steps, instead of
+    ``count``.
+    """
+    newlines = buffer.count(b"\n", pos) if count > 0 else 0
+    if newlines < count or count <= 0:
+        return (buffer.rindex(b"\n", pos) + 1 if newlines else pos), newlines
+    end = pos + (len(buffer) - pos) * count // newlines
+    found = buffer.count(b"\n", pos, end)
+    if found < count:
+        for _ in range(count - found):
+            end = buffer.index(b"\n", end) + 1
+        return end, count
+    for _ in range(found - count):
+        end = buffer.rindex(b"\n", pos, end)
+    return buffer.rindex(b"\n", pos, end) + 1, count
+
+
+# -- the twins, bound once: C where bleustream.kernels chose it ---------------
+# The compiled twin goes newline by newline with memchr, at memory speed;
+# the parent of -j reads every byte of the input through it, and this
+# reader each block.
+past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
+    py_past_newlines if native is None else native.past_newlines
+)

@@ -21,6 +21,7 @@ from bleustream.kernels import native
 from bleustream.metrics.bleu_batches import (
     ScoreValues,
     c_score_batch,
+    compiled_blocks,
     compiled_rows,
     compiled_sums,
     compiled_values,
@@ -43,6 +44,8 @@ from bleustream.metrics.protocol import (
     Row,
     ScoreBatch,
     SumBatch,
+    SumBlock,
+    decoded_blocks,
     each_score,
     is_number,
     is_whole,
@@ -379,6 +382,12 @@ def py_sum_batch(settings: Settings) -> SumBatch:
     return sum_of_rows(py_count_batch(settings))
 
 
+def py_sum_block(settings: Settings) -> SumBlock:
+    """``py_sum_batch`` of blocks of raw lines (the protocol's ``sum_block``),
+    decoded here."""
+    return decoded_blocks(py_sum_batch)(settings)
+
+
 def py_score_batch(settings: Settings) -> ScoreBatch:
     """Each row's score object, made one by one."""
     return each_score
@@ -459,6 +468,13 @@ def c_sum_batch(settings: Settings) -> SumBatch:
     """``py_sum_batch`` made in C without a row per segment where it can be."""
     summed = compiled_sums(settings)
     return sum_of_rows(_c_segments(settings)) if summed is None else summed
+
+
+def c_sum_block(settings: Settings) -> SumBlock:
+    """``py_sum_block`` in one C call that decodes the lines too, where the
+    kernels tokenize as the settings say; else decoded, then ``c_sum_batch``."""
+    summed = compiled_blocks(settings)
+    return decoded_blocks(c_sum_batch)(settings) if summed is None else summed
 
 
 def c_score_values_batch(settings: Settings) -> ScoreValues:
@@ -585,6 +601,7 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 KERNEL_TWINS = {
     "count_batch": (c_count_batch, py_count_batch),
     "sum_batch": (c_sum_batch, py_sum_batch),
+    "sum_block": (c_sum_block, py_sum_block),
     "score_batch": (c_score_batch, py_score_batch),
     "score_values_batch": (c_score_values_batch, py_score_values_batch),
 }
@@ -594,5 +611,6 @@ prepare_ref_tokens = py_prepare_ref_tokens if native is None else c_prepare_ref_
 count_tokens = py_count_tokens if native is None else c_count_tokens
 count_batch = py_count_batch if native is None else c_count_batch
 sum_batch = py_sum_batch if native is None else c_sum_batch
+sum_block = py_sum_block if native is None else c_sum_block
 score_batch = py_score_batch if native is None else c_score_batch
 score_values_batch = py_score_values_batch if native is None else c_score_values_batch

@@ -24,6 +24,7 @@ from bleustream.metrics.protocol import (
     Row,
     ScoreBatch,
     SumBatch,
+    SumBlock,
     each_score,
 )
 from bleustream.metrics.scores import BLEUScore
@@ -74,6 +75,19 @@ def compiled_sums(settings: Settings) -> SumBatch | None:
     if summed is None:
         return None
     return lambda hyps, refs: ("sum", summed(hyps, refs))
+
+
+def compiled_blocks(settings: Settings) -> SumBlock | None:
+    """A block's summed row, its lines decoded, tokenized and counted in one
+    C call (``bleu_sum_block_13a``/``bleu_sum_block_zh``); None where the
+    kernels lack the tokenizer or the text is lowercased first."""
+    assert native is not None
+    kernels = {"13a": native.bleu_sum_block_13a, "zh": native.bleu_sum_block_zh}
+    kernel = kernels.get(settings.tokenize)
+    if kernel is None or settings.lowercase:
+        return None
+    max_order = settings.max_order
+    return lambda hyp_block, ref_blocks: kernel(hyp_block, ref_blocks, max_order)  # type: ignore[no-any-return]
 
 
 def _c_settings(settings: Settings) -> tuple[int, str, float, bool] | None:

@@ -82,6 +82,7 @@ from bleustream.metrics.protocol import (
     Row,
     ScoreBatch,
     SumBatch,
+    decoded_blocks,
     each_score,
     is_whole,
     option_values,
@@ -566,4 +567,5 @@ prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
 count_batch = py_count_batch if native is None else c_count_batch
 sum_batch = py_sum_batch if native is None else c_sum_batch
+sum_block = decoded_blocks(sum_batch)  # decoded, then summed as a batch
 score_batch = py_score_batch if native is None else c_score_batch

@@ -56,6 +56,7 @@ from bleustream.metrics.protocol import (
     ScoreBatch,
     SumBatch,
     as_whole,
+    decoded_blocks,
     each_score,
     option_values,
     sum_of_rows,
@@ -277,6 +278,9 @@ def count_batch(settings: Settings) -> CountBatch:
 def sum_batch(settings: Settings) -> SumBatch:
     """``count_batch``'s rows, summed (``protocol.sum_of_rows``)."""
     return sum_of_rows(count_batch(settings))
+
+
+sum_block = decoded_blocks(sum_batch)  # decoded, then summed as a batch
 
 
 def score_batch(settings: Settings) -> ScoreBatch:

@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from typing import Any, NamedTuple
 
 from bleustream.errors import InputError
 from bleustream.frozen import Frozen
-from bleustream.metrics.protocol import Part, Row, add_rows, batch_part
+from bleustream.metrics.protocol import (
+    Part,
+    Row,
+    add_rows,
+    batch_part,
+    decode_blocks,
+    looks_tokenized,
+)
 from bleustream.metrics.registry import Spec
 
 # One segment's rows, per system and then per metric.
@@ -77,6 +83,8 @@ class SegmentCounter:
         # Each metric sums a batch of one system's lines itself (BLEU's
         # compiled kernels in one call): its ``sum_batch``.
         self._sum_batch = [spec.metric.sum_batch(spec.settings) for spec in self.specs]
+        # ... and a block of raw lines (``summed_block``): its ``sum_block``.
+        self._sum_block = [spec.metric.sum_block(spec.settings) for spec in self.specs]
         # A metric that reads each segment's source (``NEEDS_SOURCE``: a
         # model's forward pass) scores a window of segments, with their
         # sources, in one call: its ``count_window``; the run then counts by
@@ -148,6 +156,25 @@ class SegmentCounter:
         column = [segment[0] for segment in hyps]
         parts = [sum_batch(column, refs) for sum_batch in self._sum_batch]
         return Summed([parts], len(hyps), len(refs[0]), (looks_tokenized(column),))
+
+    def summed_block(
+        self, hyp_block: bytes, ref_blocks: Sequence[bytes], lines: int
+    ) -> Summed | None:
+        """``summed`` of one system's ``lines`` lines as blocks of bytes (see
+        the protocol's ``sum_block``); None where a line is not UTF-8.  One
+        metric reads the blocks itself; several share one decoding."""
+        assert self.systems == 1 and not self.batched, "a block holds one system's lines"
+        if len(self._sum_block) == 1:
+            got = self._sum_block[0](hyp_block, ref_blocks)
+            if got is None:
+                return None
+            part, tokenized = got
+            return Summed([[part]], lines, len(ref_blocks), (tokenized,))
+        decoded = decode_blocks(hyp_block, ref_blocks)
+        if decoded is None:
+            return None
+        hyps, refs = decoded
+        return self.summed(list(zip(hyps)), refs)
 
     def count_at(self, hyps: Sequence[str], refs: Sequence[str], source: str, line: int) -> Rows:
         """``count``, a problem in the segment's text located at ``source``'s
@@ -224,13 +251,6 @@ class Summed(NamedTuple):
     # Per system, the hypotheses that end in " .", SacreBLEU's sign of
     # tokenized text (its warning: ``looks_tokenized``); () where not counted.
     tokenized: tuple[int, ...] = ()
-
-
-def looks_tokenized(hyps: Iterable[str]) -> int:
-    """How many of one system's hypotheses end in " .": what SacreBLEU
-    counts to warn, at 100, that a system's text looks tokenized (its
-    ``_extract_corpus_statistics``); counted once per batch."""
-    return sum(map(str.endswith, hyps, repeat(" .")))
 
 
 def add_parts(total: Totals, parts: Sequence[Part], segments: int) -> Totals:

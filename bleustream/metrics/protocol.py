@@ -93,6 +93,14 @@ they return the function of a batch:
   (``batch_part``): ``("sum", row)``, their sum, where rows are whole
   numbers (any grouping sums them alike), else ``("rows", rows)``, to be
   added one by one in input order (TER's rows of several references);
+* ``sum_block(S) -> SumBlock``, ``(hyp_block, ref_blocks) -> (Part,
+  tokenized) | None``: ``sum_batch`` of the lines of blocks of bytes, as
+  the reader hands them over (``inputs.blocks``): a hypothesis file's
+  lines and each reference file's same lines, UTF-8 joined by "\n"
+  (``bytes.split(b"\n")`` gives them), each line right-stripped; with
+  ``tokenized``, ``looks_tokenized`` of the hypotheses; None where a line
+  is not UTF-8 (the reader then finds it); ``decoded_blocks(sum_batch)``
+  decodes and calls ``sum_batch``, where a metric reads nothing faster;
 * ``score_batch(S) -> ScoreBatch``, ``(rows, signature, one) -> list``:
   each row's score object, equal to ``one(row, signature)`` (the pure
   ``Spec.score_object``), which is also what a row the batch cannot
@@ -125,7 +133,8 @@ computed from).  Results are records that may change (``Fields``), whose
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from bleustream.frozen import Frozen
@@ -322,8 +331,9 @@ if TYPE_CHECKING:
     CountBatch = Callable[[Lines, References], list[Row]]
     SumBatch = Callable[[Lines, References], Part]
     ScoreBatch = Callable[[Sequence[Row], str, Callable[[Row, str], Any]], list[Any]]
+    SumBlock = Callable[[bytes, Sequence[bytes]], "tuple[Part, int] | None"]
 else:
-    Lines = References = Part = CountBatch = SumBatch = ScoreBatch = Any
+    Lines = References = Part = CountBatch = SumBatch = ScoreBatch = SumBlock = Any
 
 
 def batch_part(rows: Sequence[Row]) -> Part:
@@ -352,6 +362,53 @@ def segment_rows(
 def sum_of_rows(rows: CountBatch) -> SumBatch:
     """A ``sum_batch`` that adds up the rows of ``rows`` (``batch_part``)."""
     return lambda hyps, refs: batch_part(rows(hyps, refs))
+
+
+def looks_tokenized(hyps: Iterable[str]) -> int:
+    """How many of one system's hypotheses end in " .": what SacreBLEU
+    counts to warn, at 100, that a system's text looks tokenized (its
+    ``_extract_corpus_statistics``); counted once per batch."""
+    return sum(map(str.endswith, hyps, repeat(" .")))
+
+
+def decode_blocks(
+    hyp_block: bytes, ref_blocks: Sequence[bytes]
+) -> tuple[list[str], list[tuple[str, ...]]] | None:
+    """The lines of blocks (see ``sum_block``; any bytes-like objects),
+    decoded and right-stripped: the hypotheses and each segment's
+    references; None where a line is not UTF-8.  A ``ValueError`` unless
+    there are references, each block with as many lines as the hypotheses'."""
+    hyp, refs = memoryview(hyp_block).tobytes(), [memoryview(b).tobytes() for b in ref_blocks]
+    if not refs:
+        raise ValueError("a segment needs at least one reference")
+    if any(block.count(b"\n") != hyp.count(b"\n") for block in refs):
+        raise ValueError("the blocks have different numbers of lines")
+    try:
+        columns = [
+            list(map(str.rstrip, block.decode("utf-8").split("\n"))) for block in (hyp, *refs)
+        ]
+    except UnicodeDecodeError:
+        return None
+    hyps, *others = [list(map(str.rstrip, column)) for column in columns]
+    return hyps, list(zip(*others))
+
+
+def decoded_blocks(sum_batch: Callable[[Any], SumBatch]) -> Callable[[Any], SumBlock]:
+    """A ``sum_block`` that decodes the lines and sums them with ``sum_batch``."""
+
+    def factory(settings: Any) -> SumBlock:
+        summed = sum_batch(settings)
+
+        def sum_block(hyp_block: bytes, ref_blocks: Sequence[bytes]) -> tuple[Part, int] | None:
+            lines = decode_blocks(hyp_block, ref_blocks)
+            if lines is None:
+                return None
+            hyps, refs = lines
+            return summed(hyps, refs), looks_tokenized(hyps)
+
+        return sum_block
+
+    return factory
 
 
 def each_score(rows: Sequence[Row], signature: str, one: Callable[[Row, str], Any]) -> list[Any]:
@@ -393,5 +450,6 @@ class MetricModule(Protocol):
     verbose: Callable[[Any, Any, int], str]
     count_batch: Callable[[Any], CountBatch]
     sum_batch: Callable[[Any], SumBatch]
+    sum_block: Callable[[Any], SumBlock]
     score_batch: Callable[[Any], ScoreBatch]
     KERNEL_TWINS: Mapping[str, tuple[Callable[..., Any] | None, Callable[..., Any]]]

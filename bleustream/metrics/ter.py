@@ -28,6 +28,7 @@ from bleustream.metrics.protocol import (
     ScoreBatch,
     SumBatch,
     as_whole,
+    decoded_blocks,
     each_score,
     is_number,
     is_whole,
@@ -195,6 +196,9 @@ def sum_batch(settings: Settings) -> SumBatch:
     segment (the average length is a float of whole value), else to be
     added one by one (``batch_part``)."""
     return sum_of_rows(count_batch(settings))
+
+
+sum_block = decoded_blocks(sum_batch)  # decoded, then summed as a batch
 
 
 def score_batch(settings: Settings) -> ScoreBatch:

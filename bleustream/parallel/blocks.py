@@ -21,11 +21,11 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from bleustream.errors import Interrupted, ReadError
+from bleustream.inputs.blocks import past_newlines
 from bleustream.inputs.lines import read_failure
-from bleustream.kernels import native
 
 BLOCK_LINES = 8192  # lines of every file in a block
 READ_SIZE = 1 << 20  # bytes read at a time
@@ -151,29 +151,6 @@ class _LineEnds:
             raise ReadError(
                 f"read error: {exc.strerror or exc}", self._name, self.lines + 1
             ) from None
-
-
-def py_past_newlines(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
-    """The offset just past the ``count``-th newline at or after ``pos``,
-    and ``count``; where the buffer has fewer, the offset just past the last
-    of them (``pos`` if none) and how many there are.
-
-    It counts the newlines, then starts from a guess at the mean line
-    length and goes newline by newline from there: a few steps, instead of
-    ``count``.
-    """
-    newlines = buffer.count(b"\n", pos) if count > 0 else 0
-    if newlines < count or count <= 0:
-        return (buffer.rindex(b"\n", pos) + 1 if newlines else pos), newlines
-    end = pos + (len(buffer) - pos) * count // newlines
-    found = buffer.count(b"\n", pos, end)
-    if found < count:
-        for _ in range(count - found):
-            end = buffer.index(b"\n", end) + 1
-        return end, count
-    for _ in range(found - count):
-        end = buffer.rindex(b"\n", pos, end)
-    return buffer.rindex(b"\n", pos, end) + 1, count
 
 
 class LineMarks:
@@ -306,11 +283,3 @@ def open_span(span: Span) -> BinaryIO:
         raw.close()
         raise
     return io.BufferedReader(_SpanBytes(raw, span.end - span.start), 1 << 16)  # type: ignore[return-value]
-
-
-# -- the twins, bound once: C where bleustream.kernels chose it ---------------
-# The compiled twin goes newline by newline with memchr, at memory speed;
-# the parent of -j reads every byte of the input through it.
-past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
-    py_past_newlines if native is None else native.past_newlines
-)

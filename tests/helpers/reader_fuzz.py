@@ -80,8 +80,12 @@ def by_blocks(streams: list[bytes], paste: bool, block_bytes: int) -> list[Any]:
     blocks.BLOCK_BYTES = block_bytes
     try:
         sources = [_source(f"s{i}", data) for i, data in enumerate(streams)]
-        readers = [blocks._Lines(source, "strict", not paste) for source in sources]
-        made = blocks._paste(readers[0]) if paste else blocks._lockstep(readers[0], readers[1:])
+        readers = [blocks._Lines(source, "strict") for source in sources]
+        if paste:
+            made = blocks._paste(readers[0])
+        else:  # each raw block decoded as the reader decodes one that is not text
+            raw = blocks._lockstep(readers[0], readers[1:])
+            made = (block for got in raw for block in blocks._decoded(readers, got))
 
         def segments() -> Any:
             for hyps, refs, first in made:

@@ -71,6 +71,53 @@ def test_files_of_many_blocks_score_as_line_by_line(tmp_path: Path, metrics: tup
 
 
 @pytest.mark.parametrize(
+    "options",
+    [("-tok", "zh"), ("-lc",), ("-tok", "intl"), ("--max-ngram-order", "2"), ("-tok", "none")],
+)
+def test_bleu_settings_as_line_by_line(tmp_path: Path, options: tuple) -> None:
+    """BLEU's kernel reads the blocks' bytes itself where it tokenizes as
+    the settings say (13a, zh), and they are decoded first where not."""
+    hyps, refs = corpus(1500, seed=11)
+    hyps[3::9] = [h + " ." for h in hyps[3::9]]  # the tokenized-period count
+    hyp, ref = write(tmp_path / "hyp", hyps), write(tmp_path / "ref", refs)
+    other = write(tmp_path / "ref2", list(reversed(refs)))
+    done = both_ways(ref, other, "-i", hyp, *options, "-b")
+    assert done.returncode == 0 and done.stdout.strip()
+    both_ways(ref, *options, "-f", "jsonl", input=hyp.read_bytes())
+
+
+# Bytes that bytes.decode("utf-8") refuses: stray, overlong, surrogate, past
+# U+10FFFF, cut short by the line's end; and well-formed ones beside them.
+BAD_UTF8 = [
+    b"\x80",
+    b"\xc0\xaf",
+    b"\xe0\x9f\xbf",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xe4\xb8",
+]
+
+
+@pytest.mark.parametrize("bad", BAD_UTF8, ids=lambda b: b.hex())
+@pytest.mark.parametrize("where", ["hyp", "second-ref"])
+def test_each_kind_of_bad_utf8_is_named_as_line_by_line(
+    tmp_path: Path, bad: bytes, where: str
+) -> None:
+    hyps, refs = corpus(900, seed=13)
+    index = 611
+    lines = {"hyp": hyps, "second-ref": list(refs)}[where]
+    data = [line.encode() for line in lines]
+    data[index] = data[index][:5] + "é中".encode() + bad  # at the line's end
+    hyp, ref = write(tmp_path / "hyp", hyps), write(tmp_path / "ref", refs)
+    (tmp_path / where).write_bytes(b"\n".join(data) + b"\n")
+    if where == "hyp":
+        hyp = tmp_path / "hyp"
+    done = both_ways(ref, tmp_path / "second-ref" if where != "hyp" else ref, "-i", hyp, "-b")
+    assert done.returncode == 65
+    assert done.stderr.decode().startswith(f"bleustream: {tmp_path / where}:{index + 1}: invalid")
+
+
+@pytest.mark.parametrize(
     "case",
     ["crlf", "no-final-newline", "empty-lines", "trailing-space", "long-lines", "empty"],
 )

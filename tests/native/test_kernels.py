@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 
 import bleustream
 from bleustream import kernels
+from bleustream.inputs import blocks
 from bleustream.metrics import bleu, bleu_batches, chrf, ngrams
-from bleustream.parallel import blocks
 from bleustream.tokenizers import registry
 from tests.conftest import RealSet, read_refs, read_segments
 from tests.helpers.adversarial import Adversary

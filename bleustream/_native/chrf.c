@@ -53,14 +53,15 @@ split_words_spans(Arena *a, const Py_UCS4 *b, Py_ssize_t n, SpanVec *out)
     return 0;
 }
 
+/* A side of text: its n characters at buf[0 .. n). */
 static int
-side_init(Arena *a, ChrfSide *s, PyObject *str, int whitespace, int words)
+side_init(Arena *a, ChrfSide *s, Py_UCS4 *buf, Py_ssize_t n, int whitespace, int words)
 {
     Py_ssize_t i, o = 0;
     memset(s, 0, sizeof(*s));
-    s->n = PyUnicode_GET_LENGTH(str);
-    s->buf = to_ucs4(a, str, s->n, 0);
-    if (s->buf == NULL || (s->chars = ARENA_NEW(a, int32_t, s->n + 1)) == NULL)
+    s->n = n;
+    s->buf = buf;
+    if ((s->chars = ARENA_NEW(a, int32_t, s->n + 1)) == NULL)
         return -1;
     for (i = 0; i < s->n; i++) {
         Py_UCS4 c = s->buf[i];
@@ -107,8 +108,8 @@ word_ids(Arena *a, Vocab *voc, const ChrfSide *side, int insert)
 }
 
 int
-chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
-           const ChrfOrders *o, Py_ssize_t *stats)
+chrf_stats_ucs4(Arena *a, Py_UCS4 *const *bufs, const Py_ssize_t *lens, Py_ssize_t nrefs,
+                const ChrfOrders *o, Py_ssize_t *stats)
 {
     Py_ssize_t k, NW = 0, zero = 0, width = 3 * (o->char_order + o->word_order);
     Py_ssize_t maxo = o->char_order > o->word_order ? o->char_order : o->word_order;
@@ -122,10 +123,10 @@ chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
         (rs = ARENA_NEW(a, ChrfSide, nrefs)) == NULL ||
         (ref_wids = ARENA_NEW(a, int32_t *, nrefs)) == NULL)
         return -1;
-    if (side_init(a, &hside, hyp, o->whitespace, words) < 0)
+    if (side_init(a, &hside, bufs[0], lens[0], o->whitespace, words) < 0)
         return -1;
     for (k = 0; k < nrefs; k++)
-        if (side_init(a, &rs[k], refs[k], o->whitespace, words) < 0)
+        if (side_init(a, &rs[k], bufs[1 + k], lens[1 + k], o->whitespace, words) < 0)
             return -1;
     if (words) {
         for (k = 0; k < nrefs; k++)
@@ -155,6 +156,23 @@ chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
     return 0;
 }
 
+int
+chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
+           const ChrfOrders *o, Py_ssize_t *stats)
+{
+    Py_ssize_t k, *lens = ARENA_NEW(a, Py_ssize_t, nrefs + 1);
+    Py_UCS4 **bufs = ARENA_NEW(a, Py_UCS4 *, nrefs + 1);
+    if (lens == NULL || bufs == NULL)
+        return -1;
+    for (k = 0; k <= nrefs; k++) {
+        PyObject *text = k == 0 ? hyp : refs[k - 1];
+        lens[k] = PyUnicode_GET_LENGTH(text);
+        if ((bufs[k] = to_ucs4(a, text, lens[k], 0)) == NULL)
+            return -1;
+    }
+    return chrf_stats_ucs4(a, bufs, lens, nrefs, o, stats);
+}
+
 /* A tuple of n ints. */
 static PyObject *
 int_tuple(const Py_ssize_t *v, Py_ssize_t n)
@@ -174,8 +192,7 @@ int_tuple(const Py_ssize_t *v, Py_ssize_t n)
     return t;
 }
 
-/* The orders and white space of chrF from three arguments. */
-static int
+int
 chrf_orders(ChrfOrders *o, PyObject *char_order, PyObject *word_order, PyObject *whitespace,
             Py_ssize_t most)
 {
@@ -257,23 +274,11 @@ done:
     return out;
 }
 
-/* The best reference's statistics of one segment into best[0 .. width):
- * the first with the highest f-score, as chrf.py_count chooses. */
-static int
-segment_best(Arena *a, PyObject *hyp, PyObject *refs, const ChrfOrders *o, const ChrfF *f,
-             Py_ssize_t *best)
+void
+chrf_best(const ChrfF *f, const Py_ssize_t *stats, Py_ssize_t nrefs, Py_ssize_t *best)
 {
-    Py_ssize_t k, nrefs, width = 3 * (o->char_order + o->word_order), at = 0;
-    Py_ssize_t *stats;
+    Py_ssize_t k, width = 3 * f->order, at = 0;
     double best_f = -1.0;
-    PyObject *rf;
-    int ok = -1;
-    if (bs_check_str(hyp, "a hypothesis") < 0 || (rf = segment_refs(refs)) == NULL)
-        return -1;
-    nrefs = PySequence_Fast_GET_SIZE(rf);
-    if ((stats = ARENA_NEW(a, Py_ssize_t, nrefs * width + 1)) == NULL ||
-        chrf_stats(a, hyp, PySequence_Fast_ITEMS(rf), nrefs, o, stats) < 0)
-        goto done;
     if (nrefs > 1)
         for (k = 0; k < nrefs; k++) {
             double value = chrf_f_score(f, stats + k * width);
@@ -283,6 +288,25 @@ segment_best(Arena *a, PyObject *hyp, PyObject *refs, const ChrfOrders *o, const
             }
         }
     memcpy(best, stats + at * width, (size_t)width * sizeof(Py_ssize_t));
+}
+
+/* The best reference's statistics of one segment into best[0 .. width):
+ * the first with the highest f-score, as chrf.py_count chooses. */
+static int
+segment_best(Arena *a, PyObject *hyp, PyObject *refs, const ChrfOrders *o, const ChrfF *f,
+             Py_ssize_t *best)
+{
+    Py_ssize_t nrefs, width = 3 * (o->char_order + o->word_order);
+    Py_ssize_t *stats;
+    PyObject *rf;
+    int ok = -1;
+    if (bs_check_str(hyp, "a hypothesis") < 0 || (rf = segment_refs(refs)) == NULL)
+        return -1;
+    nrefs = PySequence_Fast_GET_SIZE(rf);
+    if ((stats = ARENA_NEW(a, Py_ssize_t, nrefs * width + 1)) == NULL ||
+        chrf_stats(a, hyp, PySequence_Fast_ITEMS(rf), nrefs, o, stats) < 0)
+        goto done;
+    chrf_best(f, stats, nrefs, best);
     ok = 0;
 done:
     Py_DECREF(rf);

@@ -9,9 +9,11 @@
  *   tokenize.c    the 13a and zh tokenizers (SacreBLEU's mteval rules)
  *   bleu_rows.c   BLEU rows of tokens, and of one tokenized line
  *   bleu_lines.c  BLEU rows and sums of whole batches of raw lines
- *   bleu_blocks.c BLEU sums of blocks of UTF-8 bytes, lines decoded here
+ *   line_blocks.c blocks of UTF-8 lines, each line decoded here
+ *   bleu_blocks.c BLEU sums of such blocks
  *   chrf.c        chrF rows and chrF++ words
  *   chrf_scores.c chrF's f-score and sentence chrF score objects from rows
+ *   chrf_blocks.c chrF sums of blocks of UTF-8 lines (line_blocks.c)
  *   newlines.c    line search: where the blocks of -j start
  *   scores.c      sentence-BLEU score objects from rows
  *   ter.c         TER's number of edits
@@ -104,6 +106,7 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_rows_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
 BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_zh);
+BS_INTERNAL BS_FASTCALL(bs_chrf_sum_block);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_sum);
@@ -483,7 +486,40 @@ BS_INTERNAL int bleu_add_spans(Arena *a, const Py_UCS4 *hbuf, const SpanVec *hs,
 BS_INTERNAL PyObject *sums_tuple(const Py_ssize_t *sums, Py_ssize_t size);
 
 /* ------------------------------------------------------------------ */
-/* chrF (chrf.c, chrf_scores.c)                                        */
+/* blocks of UTF-8 lines (line_blocks.c)                                */
+/* ------------------------------------------------------------------ */
+
+/* A block's bytes, and where its next line starts. */
+typedef struct {
+    Py_buffer view;
+    Py_ssize_t pos;
+} BlockCursor;
+
+/* A call's blocks: cur[0] the hypotheses', cur[1 .. n) the references'. */
+typedef struct {
+    PyObject *refs; /* the fast sequence of reference blocks */
+    BlockCursor *cur;
+    Py_ssize_t n, held; /* blocks, buffers held */
+    Py_ssize_t lines;   /* each block's lines */
+} Blocks;
+
+/* The blocks of a call's arguments, held; a ValueError unless there are
+ * references with as many lines as the hypotheses.  blocks_close after,
+ * whatever this returns. */
+BS_INTERNAL int blocks_open(Blocks *b, PyObject *hyp_block, PyObject *ref_blocks);
+BS_INTERNAL void blocks_close(Blocks *b);
+
+/*
+ * The next line of block k, decoded from UTF-8 and right-stripped into a
+ * buffer of the arena: its n characters at (*bufp)[1 .. n], a spare cell
+ * at each end; *has: which of '<' and '&' it holds (HAS_LT, HAS_AMP).
+ * 1 where the line is not UTF-8, -1 on an error.
+ */
+BS_INTERNAL int blocks_next_line(Arena *a, Blocks *b, Py_ssize_t k, Py_UCS4 **bufp,
+                                 Py_ssize_t *np, int *has);
+
+/* ------------------------------------------------------------------ */
+/* chrF (chrf.c, chrf_scores.c, chrf_blocks.c)                         */
 /* ------------------------------------------------------------------ */
 
 #define CHRF_MAX_ORDER 100 /* chrf.MAX_ORDER */
@@ -509,6 +545,20 @@ typedef struct {
  */
 BS_INTERNAL int chrf_stats(Arena *a, PyObject *hyp, PyObject *const *refs, Py_ssize_t nrefs,
                            const ChrfOrders *o, Py_ssize_t *stats);
+
+/* chrf_stats of texts in UCS4: bufs[0] the hypothesis's lens[0]
+ * characters, bufs[1 + k] reference k's. */
+BS_INTERNAL int chrf_stats_ucs4(Arena *a, Py_UCS4 *const *bufs, const Py_ssize_t *lens,
+                                Py_ssize_t nrefs, const ChrfOrders *o, Py_ssize_t *stats);
+
+/* The best of nrefs rows of chrf_stats into best: the first with the
+ * highest f-score, as chrf.py_count chooses. */
+BS_INTERNAL void chrf_best(const ChrfF *f, const Py_ssize_t *stats, Py_ssize_t nrefs,
+                           Py_ssize_t *best);
+
+/* The orders and white space of chrF from three arguments (at most `most`). */
+BS_INTERNAL int chrf_orders(ChrfOrders *o, PyObject *char_order, PyObject *word_order,
+                            PyObject *whitespace, Py_ssize_t most);
 
 /* f's settings from beta and eps_smoothing (Python objects) and the orders. */
 BS_INTERNAL int chrf_f_settings(ChrfF *f, const ChrfOrders *o, PyObject *beta,

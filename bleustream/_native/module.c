@@ -44,6 +44,10 @@ static PyMethodDef bs_methods[] = {
     BS_METHOD(chrf_sum,
               "chrf_sum(hyps, refs, char_order, word_order, whitespace, beta, eps_smoothing) -> "
               "tuple[int, ...]: the sum of chrf_rows' rows (chrf.py_sum_batch)."),
+    BS_METHOD(chrf_sum_block,
+              "chrf_sum_block(hyp_block, ref_blocks, char_order, word_order, whitespace, beta, "
+              "eps_smoothing) -> ((\"sum\", row), tokenized) | None: chrf_sum of blocks of UTF-8 "
+              "lines (chrf.py_sum_block)."),
     BS_METHOD(chrf_scores,
               "chrf_scores(rows, char_order, word_order, beta, eps_smoothing, cls, signature, "
               "fallback) -> list: each row's chrF score object (chrf.py_score_batch)."),

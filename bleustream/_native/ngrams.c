@@ -51,8 +51,9 @@ vocab_init(Vocab *v, Arena *a, Py_ssize_t max_tokens)
  * and its last id + 1 in the low half.  Two n-grams of one order have the
  * same key exactly when they are the same ids, so a key compares once and
  * no ids are read back.  One table serves every order (a slot is stamped
- * with the order that filled it): the slot numbers of the order before are
- * kept per position, never looked up again.
+ * with the order that filled it, in `gens` beside the table, so that only
+ * the stamps are cleared): the slot numbers of the order before are kept
+ * per position, never looked up again.
  */
 typedef struct {
     uint64_t key;
@@ -60,7 +61,6 @@ typedef struct {
     int32_t curc; /* the count in reference `last` */
     int32_t last;
     int32_t hypc;
-    uint32_t gen; /* occupied at order `gen` */
 } NSlot;
 
 /* The key of an n-gram of order n ending in `last`; `prefix` points at its
@@ -75,8 +75,8 @@ ngram_key(Py_ssize_t n, const int32_t *prefix, int32_t last)
 /* One reference's n-grams of order n into the table; prefix[i] becomes
  * the slot of the n-gram at i. */
 static void
-add_reference_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *ids, int32_t *prefix,
-                     Py_ssize_t cnt, Py_ssize_t n, int32_t r)
+add_reference_ngrams(NSlot *tab, uint32_t *gens, Py_ssize_t mask, int shift, const int32_t *ids,
+                     int32_t *prefix, Py_ssize_t cnt, Py_ssize_t n, int32_t r)
 {
     uint32_t gen = (uint32_t)n;
     Py_ssize_t i;
@@ -86,8 +86,8 @@ add_reference_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *ids,
         NSlot *s;
         for (;;) {
             s = &tab[k];
-            if (s->gen != gen) {
-                s->gen = gen;
+            if (gens[k] != gen) {
+                gens[k] = gen;
                 s->key = key;
                 s->maxc = 1;
                 s->curc = 1;
@@ -115,8 +115,8 @@ add_reference_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *ids,
  * of the n-gram at i, or -1 where the references have none.  An n-gram
  * can only be in a reference if both of its (n-1)-grams are. */
 static Py_ssize_t
-match_hypothesis_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *hyp,
-                        int32_t *prefix, Py_ssize_t nh, Py_ssize_t n)
+match_hypothesis_ngrams(NSlot *tab, const uint32_t *gens, Py_ssize_t mask, int shift,
+                        const int32_t *hyp, int32_t *prefix, Py_ssize_t nh, Py_ssize_t n)
 {
     uint32_t gen = (uint32_t)n;
     Py_ssize_t i, matched = 0;
@@ -128,7 +128,7 @@ match_hypothesis_ngrams(NSlot *tab, Py_ssize_t mask, int shift, const int32_t *h
             Py_ssize_t k = first_probe(key, shift);
             for (;;) {
                 NSlot *s = &tab[k];
-                if (s->gen != gen)
+                if (gens[k] != gen)
                     break;
                 if (s->key == key) {
                     slot = (int32_t)k;
@@ -196,6 +196,7 @@ clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen, const int32_t *fl
     ArenaMark mark = arena_mark(a);
     Py_ssize_t P = 0, maxr = 0, r, n, cap, mask, top, matched;
     int32_t *hp, *rp;
+    uint32_t *gens;
     NSlot *tab;
     int shift, rc = -1;
 
@@ -222,9 +223,10 @@ clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen, const int32_t *fl
     for (shift = 64; ((Py_ssize_t)1 << (64 - shift)) < cap; shift--)
         ;
     if ((hp = ARENA_NEW(a, int32_t, hlen + 1)) == NULL ||
-        (rp = ARENA_NEW(a, int32_t, P)) == NULL || (tab = ARENA_NEW(a, NSlot, cap)) == NULL)
+        (rp = ARENA_NEW(a, int32_t, P)) == NULL || (tab = ARENA_NEW(a, NSlot, cap)) == NULL ||
+        (gens = ARENA_NEW(a, uint32_t, cap)) == NULL)
         goto done;
-    memset(tab, 0, (size_t)cap * sizeof(NSlot));
+    memset(gens, 0, (size_t)cap * sizeof(uint32_t)); /* no slot is stamped with order 0 */
     n = 1;
     if (nids > 0) {
         if (unigrams_by_id(a, hyp, hlen, flat, offs, rlens, nrefs, nids, hp, rp, &matched) < 0)
@@ -236,9 +238,9 @@ clipped_matches(Arena *a, const int32_t *hyp, Py_ssize_t hlen, const int32_t *fl
     }
     for (; n <= top; n++) {
         for (r = 0; r < nrefs; r++)
-            add_reference_ngrams(tab, mask, shift, flat + offs[r], rp + offs[r],
+            add_reference_ngrams(tab, gens, mask, shift, flat + offs[r], rp + offs[r],
                                  rlens[r] - n + 1, n, (int32_t)r);
-        matched = match_hypothesis_ngrams(tab, mask, shift, hyp, hp, hlen - n + 1, n);
+        matched = match_hypothesis_ngrams(tab, gens, mask, shift, hyp, hp, hlen - n + 1, n);
         out[n - 1] = matched;
         if (!matched)
             break;

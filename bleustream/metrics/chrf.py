@@ -62,6 +62,7 @@ from bleustream.metrics.chrf_batches import (
     c_prepare_refs,
     c_score_batch,
     c_sum_batch,
+    c_sum_block,
 )
 from bleustream.metrics.chrf_fscore import f_score
 from bleustream.metrics.chrf_options import (  # noqa: F401 (the metric's surface)
@@ -82,6 +83,7 @@ from bleustream.metrics.protocol import (
     Row,
     ScoreBatch,
     SumBatch,
+    SumBlock,
     decoded_blocks,
     each_score,
     is_whole,
@@ -458,6 +460,12 @@ def py_sum_batch(settings: Settings) -> SumBatch:
     return sum_of_rows(py_count_batch(settings))
 
 
+def py_sum_block(settings: Settings) -> SumBlock:
+    """``py_sum_batch`` of blocks of raw lines (the protocol's ``sum_block``),
+    decoded here."""
+    return decoded_blocks(py_sum_batch)(settings)
+
+
 def py_score_batch(settings: Settings) -> ScoreBatch:
     """Each row's score object, made one by one."""
     return each_score
@@ -557,6 +565,7 @@ def score_rows(sums: Any, settings: Settings) -> Any:
 KERNEL_TWINS = {
     "count_batch": (c_count_batch, py_count_batch),
     "sum_batch": (c_sum_batch, py_sum_batch),
+    "sum_block": (c_sum_block, py_sum_block),
     "score_batch": (c_score_batch, py_score_batch),
 }
 # (The two paths prepare references differently: a path's count reads its
@@ -567,5 +576,5 @@ prepare_refs: Callable[[Settings], Callable[[Sequence[str]], Any]] = (
 count: Callable[[Settings], Callable[[str, Any], Row]] = py_count if native is None else c_count
 count_batch = py_count_batch if native is None else c_count_batch
 sum_batch = py_sum_batch if native is None else c_sum_batch
-sum_block = decoded_blocks(sum_batch)  # decoded, then summed as a batch
+sum_block = py_sum_block if native is None else c_sum_block
 score_batch = py_score_batch if native is None else c_score_batch

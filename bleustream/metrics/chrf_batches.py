@@ -4,7 +4,8 @@
 
 ``c_count_batch(settings)`` counts a batch's rows in one call
 (``chrf_rows``), ``c_sum_batch`` sums them there (``chrf_sum``),
-``c_score_batch(settings)`` makes their ``CHRFScore``
+``c_sum_block`` sums the lines of a reader's blocks of bytes there
+(``chrf_sum_block``), ``c_score_batch(settings)`` makes their ``CHRFScore``
 objects in another (``chrf_scores``); ``bleustream.metrics.chrf`` binds
 them with the compiled kernels (the batch protocol:
 ``bleustream.metrics.protocol``).  Each gives what the pure code gives
@@ -28,6 +29,8 @@ from bleustream.metrics.protocol import (
     Row,
     ScoreBatch,
     SumBatch,
+    SumBlock,
+    decoded_blocks,
     each_score,
     segment_rows,
     sum_of_rows,
@@ -128,6 +131,19 @@ def c_sum_batch(settings: Settings) -> SumBatch:
         return sum_of_rows(_segments(settings))
     summed = _c_batch(settings, native.chrf_sum)
     return lambda hyps, refs: ("sum", summed(hyps, refs))
+
+
+def c_sum_block(settings: Settings) -> SumBlock:
+    """``chrf.py_sum_block`` in one C call that decodes the lines too
+    (``chrf_sum_block``); where the C batches do not take the settings, or
+    the text is lowercased first, decoded and then ``c_sum_batch``."""
+    assert native is not None
+    if settings.lowercase or not _whole_settings(settings):
+        return decoded_blocks(c_sum_batch)(settings)
+    fixed = (settings.char_order, settings.word_order, settings.whitespace)
+    fixed += (settings.beta, settings.eps_smoothing)
+    kernel = native.chrf_sum_block
+    return lambda hyp_block, ref_blocks: kernel(hyp_block, ref_blocks, *fixed)  # type: ignore[no-any-return]
 
 
 def c_score_batch(settings: Settings) -> ScoreBatch:

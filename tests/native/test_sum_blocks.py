@@ -1,6 +1,7 @@
-"""BLEU's sum of a reader's blocks of bytes (``bleu.sum_block``): the C
-twin, which decodes each line itself, against the pure twin, which
-decodes the block with ``bytes.decode``; and both against SacreBLEU.
+"""The sums of a reader's blocks of bytes (``sum_block``, BLEU's and
+chrF's): the C twin, which decodes each line itself, against the pure
+twin, which decodes the block with ``bytes.decode``; and both against
+SacreBLEU.
 
 A block is the UTF-8 of some lines joined by line ends.  Where a line is
 not UTF-8 both twins give None (the reader then decodes the block itself
@@ -18,8 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from sacrebleu.metrics.chrf import CHRF
 
-from bleustream.metrics import bleu, bleu_batches
+from bleustream.metrics import bleu, bleu_batches, chrf, chrf_batches
 from tests.helpers.adversarial import Adversary
 from tests.helpers.native import NATIVE as N
 from tests.helpers.native import needs_native
@@ -31,19 +33,41 @@ SETTINGS = [
     bleu.Settings(tokenize="zh"),
     bleu.Settings(lowercase=True),  # decoded, then the compiled batch
     bleu.Settings(tokenize="intl"),  # the same
+    chrf.Settings(),
+    chrf.Settings(word_order=2),
+    chrf.Settings(char_order=3, word_order=1, whitespace=True, beta=1),
+    chrf.Settings(lowercase=True, word_order=2),  # decoded, then the compiled batch
+    chrf.Settings(eps_smoothing=True, char_order=8),
 ]
 # White space a line may end in (right-stripped as a line read alone is).
 ENDS = ("", " ", "\t", "\r", " \r", "\u3000", "\x85", "\xa0 ", "\x1c")
 
 
-def _twins(the_settings: bleu.Settings) -> tuple[Any, Any]:
-    """(pure, compiled) ``sum_block`` of the settings."""
-    saved = bleu.native, bleu_batches.native
-    bleu.native = bleu_batches.native = N
+def _twins(the_settings: Any) -> tuple[Any, Any]:
+    """(pure, compiled) ``sum_block`` of the settings (BLEU's or chrF's)."""
+    metric, batches = (
+        (chrf, chrf_batches) if type(the_settings) is chrf.Settings else (bleu, bleu_batches)
+    )
+    saved = metric.native, batches.native
+    metric.native = batches.native = N  # type: ignore[attr-defined]
     try:
-        return bleu.py_sum_block(the_settings), bleu.c_sum_block(the_settings)
+        return metric.py_sum_block(the_settings), metric.c_sum_block(the_settings)
     finally:
-        bleu.native, bleu_batches.native = saved
+        metric.native, batches.native = saved  # type: ignore[attr-defined]
+
+
+def _oracle(the_settings: Any) -> Any:
+    """SacreBLEU's metric of the same settings."""
+    if type(the_settings) is bleu.Settings:
+        return oracle_bleu(the_settings)
+    return CHRF(
+        char_order=the_settings.char_order,
+        word_order=the_settings.word_order,
+        beta=the_settings.beta,
+        lowercase=the_settings.lowercase,
+        whitespace=the_settings.whitespace,
+        eps_smoothing=the_settings.eps_smoothing,
+    )
 
 
 def _blocks(lines: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[bytes, list[bytes]]:
@@ -65,9 +89,9 @@ def _corpus(seed: int, n: int, n_refs: int) -> tuple[list[str], list[list[str]]]
 @needs_native
 @pytest.mark.parametrize("the_settings", SETTINGS, ids=repr)
 @pytest.mark.parametrize("n_refs", [1, 3])
-def test_a_block_sums_as_sacrebleu(the_settings: bleu.Settings, n_refs: int) -> None:
+def test_a_block_sums_as_sacrebleu(the_settings: Any, n_refs: int) -> None:
     pure, compiled = _twins(the_settings)
-    oracle = oracle_bleu(the_settings)
+    oracle = _oracle(the_settings)
     for seed, n in ((1, 1), (2, 7), (3, 120)):
         hyps, refs = _corpus(seed + 10 * n_refs, n, n_refs)
         stats = oracle._extract_corpus_statistics(
@@ -97,8 +121,9 @@ def _bad_and_good() -> list[bytes]:
 
 
 @needs_native
-def test_a_line_not_utf8_gives_none_as_bytes_decode_refuses_it() -> None:
-    pure, compiled = _twins(bleu.Settings())
+@pytest.mark.parametrize("the_settings", [bleu.Settings(), chrf.Settings(word_order=2)], ids=repr)
+def test_a_line_not_utf8_gives_none_as_bytes_decode_refuses_it(the_settings: Any) -> None:
+    pure, compiled = _twins(the_settings)
     for seq, (before, after) in itertools.product(
         _bad_and_good(), [(b"", b""), (b"a ", b" b"), (b"x" * 20, b""), (b"&amp; ", b"\n<z")]
     ):
@@ -118,10 +143,11 @@ def test_a_line_not_utf8_gives_none_as_bytes_decode_refuses_it() -> None:
 
 
 @needs_native
-def test_long_ascii_runs_between_other_characters() -> None:
+@pytest.mark.parametrize("the_settings", [bleu.Settings(), chrf.Settings()], ids=repr)
+def test_long_ascii_runs_between_other_characters(the_settings: Any) -> None:
     """The C decoder widens sixteen ASCII bytes at a time: runs of every
     length around multi-byte characters, '<' and '&' inside and at the edges."""
-    pure, compiled = _twins(bleu.Settings())
+    pure, compiled = _twins(the_settings)
     pieces = ("é", "中", "😀", "<skipped>", "&quot;", "&", "<", " ", ".", "x")
     rng = random.Random(3)
     for _ in range(300):
@@ -132,8 +158,10 @@ def test_long_ascii_runs_between_other_characters() -> None:
 
 
 @needs_native
-def test_the_blocks_of_one_batch_must_agree() -> None:
-    pure, compiled = _twins(bleu.Settings())
+@pytest.mark.parametrize("the_settings", [bleu.Settings(), chrf.Settings()], ids=repr)
+def test_the_blocks_of_one_batch_must_agree(the_settings: Any) -> None:
+    pure, compiled = _twins(the_settings)
+    width = 10 if type(the_settings) is bleu.Settings else 18
     for twin in (pure, compiled):
         with pytest.raises(ValueError, match="different numbers of lines"):
             twin(b"a\nb", [b"a"])
@@ -146,10 +174,10 @@ def test_the_blocks_of_one_batch_must_agree() -> None:
         with pytest.raises(TypeError):
             twin(b"a", ["a"])
         # an empty block is one empty line
-        assert twin(b"", [b""]) == twin(b" ", [b"\t"]) == (("sum", (0,) * 10), 0)
+        assert twin(b"", [b""]) == twin(b" ", [b"\t"]) == (("sum", (0,) * width), 0)
         # any bytes-like object, as the C twin takes its buffer
-        got = twin(bytearray(b"a b"), [memoryview(b"a b")])
-        assert got == twin(b"a b", [b"a b"]) == (("sum", (2, 2, 2, 1, 0, 0, 2, 1, 0, 0)), 0)
+        got = twin(bytearray(b"a b ."), [memoryview(b"a b")])
+        assert got == twin(b"a b .", [b"a b"]) and got is not None and got[1] == 1
         with pytest.raises(TypeError):
             twin(3, [b"a"])
     assert N is not None
@@ -158,9 +186,15 @@ def test_the_blocks_of_one_batch_must_agree() -> None:
     with pytest.raises(OverflowError):
         N.bleu_sum_block_13a(b"a", [b"a"], 10**30)
     assert N.bleu_sum_block_zh(bytearray(b"a"), [memoryview(b"a")], 1) == (("sum", (1, 1, 1, 1)), 0)
+    with pytest.raises(OverflowError):
+        N.chrf_sum_block(b"a", [b"a"], 101, 0, False, 2, False)
+    with pytest.raises(ValueError):
+        N.chrf_sum_block(b"a", [b"a"], -1, 0, False, 2, False)
 
 
 def test_the_block_sums_are_bound_to_the_twin_the_kernels_chose() -> None:
     import bleustream.kernels
 
-    assert (bleu.sum_block is bleu.c_sum_block) is (bleustream.kernels.native is not None)
+    compiled = bleustream.kernels.native is not None
+    assert (bleu.sum_block is bleu.c_sum_block) is compiled
+    assert (chrf.sum_block is chrf.c_sum_block) is compiled

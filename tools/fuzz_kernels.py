@@ -36,7 +36,8 @@ with the pure twin every ``FUZZ_COMPARE``-th: rows, sums, score objects
 reader (``inputs.blocks``) and the line reader read one random input of
 ``tests/helpers/reader_fuzz.py`` (bad bytes, odd line ends, streams of
 different lengths, blocks of one byte up) to the same segments and the
-same error.  Exits non-zero on the first difference.
+same error; and paste lines cut into fields (``paste_columns``) as the
+pure code cuts them.  Exits non-zero on the first difference.
 """
 
 from __future__ import annotations
@@ -626,6 +627,11 @@ def main(argv: list[str]) -> int:
         # The -j parent's newline search, on the texts' bytes.
         data = "\n".join(refs).encode("utf-8", "surrogatepass")
         pos, count = rng.randint(0, len(data)), rng.randint(-1, 8)
+        # Paste lines cut into fields: the texts' bytes, tabs moved about.
+        pasted = data.replace(b" ", b"\t", rng.randint(0, 3))
+        nfields = rng.randint(1, 4)
+        cut = N.paste_columns(pasted, nfields)
+        assert cut == blocks.py_paste_columns(pasted, nfields), (pasted, nfields)
         assert N.past_newlines(data, pos, count) == blocks.py_past_newlines(data, pos, count), (
             data,
             pos,

@@ -53,6 +53,21 @@ def bleu_sum_block_13a(
     blocks of UTF-8 (each split at "\n"), and how many hypotheses end in
     " ."; None where a line is not UTF-8"""
 
+def paste_columns(block: bytes, nfields: int, /) -> list[bytes] | None:
+    """bleustream.inputs.blocks.py_paste_columns"""
+
+def chrf_sum_block(
+    hyp_block: bytes,
+    ref_blocks: Sequence[bytes],
+    char_order: int,
+    word_order: int,
+    whitespace: bool,
+    beta: int,
+    eps_smoothing: bool,
+) -> tuple[tuple[str, tuple[int, ...]], int] | None:
+    """bleustream.metrics.chrf.py_sum_block: chrf_sum of the lines of blocks
+    of UTF-8; None where a line is not UTF-8"""
+
 def bleu_sum_block_zh(
     hyp_block: bytes, ref_blocks: Sequence[bytes], max_order: int
 ) -> tuple[tuple[str, tuple[int, ...]], int] | None:

@@ -9,7 +9,8 @@
  *   tokenize.c    the 13a and zh tokenizers (SacreBLEU's mteval rules)
  *   bleu_rows.c   BLEU rows of tokens, and of one tokenized line
  *   bleu_lines.c  BLEU rows and sums of whole batches of raw lines
- *   line_blocks.c blocks of UTF-8 lines, each line decoded here
+ *   line_blocks.c blocks of UTF-8 lines, each line decoded here; paste
+ *                 lines cut into a block per field
  *   bleu_blocks.c BLEU sums of such blocks
  *   chrf.c        chrF rows and chrF++ words
  *   chrf_scores.c chrF's f-score and sentence chrF score objects from rows
@@ -107,6 +108,7 @@ BS_INTERNAL BS_FASTCALL(bs_bleu_rows_zh);
 BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_13a);
 BS_INTERNAL BS_FASTCALL(bs_bleu_sum_block_zh);
 BS_INTERNAL BS_FASTCALL(bs_chrf_sum_block);
+BS_INTERNAL BS_FASTCALL(bs_paste_columns);
 BS_INTERNAL BS_FASTCALL(bs_chrf_ref_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_rows);
 BS_INTERNAL BS_FASTCALL(bs_chrf_sum);

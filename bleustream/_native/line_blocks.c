@@ -190,3 +190,96 @@ blocks_next_line(Arena *a, Blocks *b, Py_ssize_t k, Py_UCS4 **bufp, Py_ssize_t *
     *np = n;
     return 0;
 }
+
+/*
+ * The fields of the lines of [base, end), every line's nfields of them,
+ * field f's bytes added up into sizes[f] or, where `at` is given, copied
+ * to at[f] (a line end after each line's but the last): 0 where a line has
+ * other than nfields fields.  memchr finds the tabs and the line ends.
+ */
+static int
+cut_fields(const char *base, const char *end, Py_ssize_t nfields, Py_ssize_t *sizes, char **at)
+{
+    const char *p = base;
+    Py_ssize_t f;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+        for (f = 0; f < nfields; f++) {
+            const char *fe = f + 1 < nfields ? memchr(p, '\t', (size_t)(le - p)) : le;
+            if (fe == NULL || (f + 1 == nfields && memchr(p, '\t', (size_t)(le - p))))
+                return 0; /* fewer fields, or more */
+            if (at != NULL) {
+                memcpy(at[f], p, (size_t)(fe - p));
+                at[f] += fe - p;
+            }
+            else {
+                sizes[f] += fe - p;
+            }
+            p = fe + 1;
+        }
+        if (nl == NULL)
+            return 1;
+        for (f = 0; f < nfields; f++) {
+            if (at != NULL)
+                *at[f]++ = '\n';
+            else
+                sizes[f]++;
+        }
+        p = nl + 1;
+    }
+}
+
+/* paste_columns(block, nfields, /) -> list[bytes] | None */
+BS_FASTCALL(bs_paste_columns)
+{
+    PyObject *a[2], *res = NULL;
+    Py_buffer view;
+    Py_ssize_t nfields, f, *sizes = NULL;
+    const char *base, *end;
+    char **at = NULL;
+    (void)module;
+    if (bs_parse_args("paste_columns", args, nargs, kwnames, NULL, 2, 2, a) < 0)
+        return NULL;
+    nfields = PyNumber_AsSsize_t(a[1], PyExc_OverflowError);
+    if (nfields == -1 && PyErr_Occurred())
+        return NULL;
+    if (nfields < 1) {
+        PyErr_SetString(PyExc_ValueError, "a line has at least one field");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(a[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    base = view.buf;
+    end = base + view.len;
+    if (nfields > view.len + 1) { /* more fields than a line can hold */
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    if ((sizes = PyMem_Calloc((size_t)nfields, sizeof(Py_ssize_t))) == NULL ||
+        (at = PyMem_Calloc((size_t)nfields, sizeof(char *))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!cut_fields(base, end, nfields, sizes, NULL)) {
+        Py_INCREF(Py_None);
+        res = Py_None;
+        goto done;
+    }
+    if ((res = PyList_New(nfields)) == NULL)
+        goto done;
+    for (f = 0; f < nfields; f++) {
+        PyObject *column = PyBytes_FromStringAndSize(NULL, sizes[f]);
+        if (column == NULL) {
+            Py_CLEAR(res);
+            goto done;
+        }
+        PyList_SET_ITEM(res, f, column);
+        at[f] = PyBytes_AS_STRING(column);
+    }
+    cut_fields(base, end, nfields, NULL, at);
+done:
+    PyMem_Free(sizes);
+    PyMem_Free(at);
+    PyBuffer_Release(&view);
+    return res;
+}

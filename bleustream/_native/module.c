@@ -52,6 +52,8 @@ static PyMethodDef bs_methods[] = {
               "chrf_scores(rows, char_order, word_order, beta, eps_smoothing, cls, signature, "
               "fallback) -> list: each row's chrF score object (chrf.py_score_batch)."),
     BS_METHOD(split_words, "split_words(line, /) -> list[str]: chrf.split_words."),
+    BS_METHOD(paste_columns,
+              "paste_columns(block, nfields, /) -> list[bytes] | None: blocks.py_paste_columns."),
     BS_METHOD(past_newlines,
               "past_newlines(buffer, pos, count, /) -> (offset, found): blocks.py_past_newlines."),
     BS_METHOD(bleu_scores,

@@ -5,13 +5,15 @@ line to report as each line arrives).
 
 Each source is read some 64 KiB at a time (what a pipe holds is taken as
 it is: a read never waits for a block to fill); the block is cut after its
-last line end.  REF files in lockstep are cut to the same lines, and
-their bytes go to the metrics as they are (``SegmentCounter.summed_block``,
-the protocol's ``sum_block``: BLEU's kernel decodes, right-strips and
-counts each line without a Python object for it); a block whose lines are
-not all UTF-8 is decoded here instead, to find the line.  Paste lines are
-decoded at once and split into fields, each right-stripped as a line read
-alone is, and summed a block at a time (``SegmentCounter.summed_at``).
+last line end.  REF files in lockstep are cut to the same lines, paste
+lines into a block per field (``paste_columns``), and the bytes go to the
+metrics as they are (``SegmentCounter.summed_block``, the protocol's
+``sum_block``: BLEU's and chrF's kernels decode, right-strip and count
+each line without a Python object for it).  A block whose lines are not
+all UTF-8, or whose fields differ from line 1's, is decoded here instead,
+each line right-stripped as a line read alone is, to find the line; its
+lines before that one are summed a block at a time
+(``SegmentCounter.summed_at``).
 
 What a line read alone would raise is raised here for the same line, in
 the same order: an undecodable line (UTF-8 only: the decoder's position
@@ -86,10 +88,14 @@ def block_sums(
     name = input_name(options)
     readers = [_Lines(source, options.encoding_errors) for source in sources]
     if not options.refs:
-        for hyps, refs, first in _paste(readers[0], nfields, before):
-            if options.stdin_systems:
-                _one_field_each(hyps, first, options, sources[0].name)
-            yield _summed(counter, hyps, refs, first, name)
+        for columns, block, first, fields in _paste_blocks(readers[0], nfields, before):
+            summed = None if columns is None else _summed_raw(counter, columns)
+            if summed is not None:
+                yield summed
+                continue
+            # Fields that differ, a line not UTF-8, a segment a metric refuses.
+            for hyps, refs, at in _decoded_paste(readers[0], block, first, fields):
+                yield _summed(counter, hyps, refs, at, name)
         return
     for raw in _lockstep(readers[0], readers[1:], before):
         tabs = options.stdin_systems and b"\t" in raw[0]
@@ -259,30 +265,51 @@ def _stop(hyps: _Lines, refs: list[_Lines], line: int) -> None:
             raise ref.next_error(at) or references_longer(ref.source.name, hyps.source.name, line)
 
 
-def _paste(source: _Lines, nfields: int = 0, line: int = 0) -> Iterator[Block]:
-    """``hyp<TAB>ref...`` lines, the first fixing the number of fields, as
-    ``lines.paste_segments`` reads them."""
+def _paste_blocks(
+    source: _Lines, nfields: int = 0, line: int = 0
+) -> Iterator[tuple[RawBlock | None, bytes, int, int]]:
+    """``hyp<TAB>ref...`` lines a block at a time: each block cut into a
+    block per field (a ``RawBlock``) where every line has the fields of the
+    first line of all (``nfields`` if given), else None; and its bytes, the
+    line of its first and the fields of line 1 (0: not yet, or fewer than
+    two), for ``_decoded_paste``."""
     while True:
         source.fill()
-        if not source.waiting:
+        n = source.waiting
+        if not n:
             return
-        block, error = source.decode(source.take(source.waiting), line + 1, strip=False)
-        rows = [text.split("\t") for text in block]
-        bad = None
-        for i, fields in enumerate(rows):
-            if len(fields) != nfields and (nfields or len(fields) < 2):
-                bad = paste_fields_error(nfields, len(fields), source.source.name, line + i + 1)
-                rows = rows[:i]  # the lines before it are handed on first
-                break
-            nfields = len(fields)
-        if rows:
-            hyps = [fields[0].rstrip() for fields in rows]
-            yield hyps, [[ref.rstrip() for ref in fields[1:]] for fields in rows], line + 1
-            line += len(rows)
-        if bad is not None:
-            raise bad
-        if error is not None:
-            raise error
+        block = source.take(n)
+        if not nfields:  # line 1's fields fix every line's
+            end = block.find(b"\n")
+            fields = (block if end < 0 else block[:end]).count(b"\t") + 1
+            nfields = fields if fields >= 2 else 0
+        columns = paste_columns(block, nfields) if nfields else None
+        raw = None if columns is None else (columns[0], columns[1:], line + 1, n)
+        yield raw, block, line + 1, nfields
+        line += n
+
+
+def _decoded_paste(source: _Lines, block: bytes, line: int, nfields: int) -> Iterator[Block]:
+    """A block of paste lines decoded (``line``: its first), as
+    ``lines.paste_segments`` reads them: the lines before the first whose
+    fields differ from line 1's (``nfields``; 0: this block has line 1) or
+    that is not UTF-8, then that line's error."""
+    texts, error = source.decode(block, line, strip=False)
+    rows = [text.split("\t") for text in texts]
+    bad = None
+    for i, fields in enumerate(rows):
+        if len(fields) != nfields and (nfields or len(fields) < 2):
+            bad = paste_fields_error(nfields, len(fields), source.source.name, line + i)
+            rows = rows[:i]  # the lines before it are handed on first
+            break
+        nfields = len(fields)
+    if rows:
+        hyps = [fields[0].rstrip() for fields in rows]
+        yield hyps, [[ref.rstrip() for ref in fields[1:]] for fields in rows], line
+    if bad is not None:
+        raise bad
+    if error is not None:
+        raise error
 
 
 def _one_field_each(hyps: list[str], first: int, options: ReadOptions, name: str) -> None:
@@ -316,10 +343,25 @@ def py_past_newlines(buffer: bytes, pos: int, count: int) -> tuple[int, int]:
     return buffer.rindex(b"\n", pos, end) + 1, count
 
 
+def py_paste_columns(block: bytes, nfields: int) -> list[bytes] | None:
+    """The lines of a block of paste input cut at their tabs: a block per
+    field, its lines joined by line ends; None unless every line has
+    ``nfields`` fields."""
+    if nfields < 1:
+        raise ValueError("a line has at least one field")
+    rows = [line.split(b"\t") for line in memoryview(block).tobytes().split(b"\n")]
+    if any(len(fields) != nfields for fields in rows):
+        return None
+    return [b"\n".join(column) for column in zip(*rows)]
+
+
 # -- the twins, bound once: C where bleustream.kernels chose it ---------------
 # The compiled twin goes newline by newline with memchr, at memory speed;
 # the parent of -j reads every byte of the input through it, and this
 # reader each block.
 past_newlines: Callable[[bytes, int, int], tuple[int, int]] = (
     py_past_newlines if native is None else native.past_newlines
+)
+paste_columns: Callable[[bytes, int], list[bytes] | None] = (
+    py_paste_columns if native is None else native.paste_columns
 )

@@ -22,6 +22,7 @@ from typing import Any
 from bleustream.errors import BleustreamError
 from bleustream.inputs import blocks
 from bleustream.inputs.lines import LineSource, lockstep_segments, paste_segments
+from bleustream.metrics.protocol import decode_blocks
 
 WORDS = ("a", "the", "cat.", "é", "中文", "ß", "-", "'s", "3,5", "Ⅻ", "😀", "\u3000", "x" * 40)
 BAD = (b"\xff", b"\x80", b"\xe4\xb8", b"\xc3", b"\xed\xa0\x80")
@@ -81,8 +82,8 @@ def by_blocks(streams: list[bytes], paste: bool, block_bytes: int) -> list[Any]:
     try:
         sources = [_source(f"s{i}", data) for i, data in enumerate(streams)]
         readers = [blocks._Lines(source, "strict") for source in sources]
-        if paste:
-            made = blocks._paste(readers[0])
+        if paste:  # as block_sums reads them: by fields, else decoded to say where
+            made = _paste_segments(readers[0])
         else:  # each raw block decoded as the reader decodes one that is not text
             raw = blocks._lockstep(readers[0], readers[1:])
             made = (block for got in raw for block in blocks._decoded(readers, got))
@@ -95,6 +96,18 @@ def by_blocks(streams: list[bytes], paste: bool, block_bytes: int) -> list[Any]:
         return _outcome(segments())
     finally:
         blocks.BLOCK_BYTES = saved
+
+
+def _paste_segments(reader: Any) -> Any:
+    """The blocks of paste input as the metrics see them: a block's fields'
+    blocks decoded (``protocol.decode_blocks``, as ``sum_block`` decodes
+    them), or the block decoded by the reader where they cannot be."""
+    for columns, block, first, fields in blocks._paste_blocks(reader):
+        decoded = None if columns is None else decode_blocks(columns[0], columns[1])
+        if decoded is not None:
+            yield decoded[0], decoded[1], first
+        else:
+            yield from blocks._decoded_paste(reader, block, first, fields)
 
 
 def check_once(rng: random.Random) -> tuple[list[Any], list[Any]]:

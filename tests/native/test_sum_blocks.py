@@ -1,7 +1,8 @@
-"""The sums of a reader's blocks of bytes (``sum_block``, BLEU's and
-chrF's): the C twin, which decodes each line itself, against the pure
-twin, which decodes the block with ``bytes.decode``; and both against
-SacreBLEU.
+"""The kernels of a reader's blocks of bytes: the sums of a block
+(``sum_block``, BLEU's and chrF's), the C twin, which decodes each line
+itself, against the pure twin, which decodes the block with
+``bytes.decode``, and both against SacreBLEU; and paste lines cut into a
+block per field (``paste_columns``).
 
 A block is the UTF-8 of some lines joined by line ends.  Where a line is
 not UTF-8 both twins give None (the reader then decodes the block itself
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from sacrebleu.metrics.chrf import CHRF
 
+from bleustream.inputs import blocks
 from bleustream.metrics import bleu, bleu_batches, chrf, chrf_batches
 from tests.helpers.adversarial import Adversary
 from tests.helpers.native import NATIVE as N
@@ -198,3 +200,31 @@ def test_the_block_sums_are_bound_to_the_twin_the_kernels_chose() -> None:
     compiled = bleustream.kernels.native is not None
     assert (bleu.sum_block is bleu.c_sum_block) is compiled
     assert (chrf.sum_block is chrf.c_sum_block) is compiled
+
+
+@needs_native
+def test_paste_lines_cut_into_fields_as_the_pure_code() -> None:
+    """``paste_columns``: a block per field where every line has as many,
+    else None; on blocks of tabs, line ends and text in every arrangement."""
+    assert N is not None
+    rng = random.Random(9)
+    cases = [b"", b"\t", b"\n", b"\t\n\t", b"a\tb", b"a\tb\nc\td", b"a\tb\nc", b"a\t\tb\n\t\t"]
+    for _ in range(3000):
+        cases.append(bytes(rng.choice(b"ab\t\n\r\xff") for _ in range(rng.randint(0, 30))))
+    for block in cases:
+        for nfields in (1, 2, 3, 4):
+            got = N.paste_columns(block, nfields)
+            assert got == blocks.py_paste_columns(block, nfields), (block, nfields)
+            if got is not None:
+                assert [line.split(b"\t") for line in block.split(b"\n")] == [
+                    list(fields) for fields in zip(*(column.split(b"\n") for column in got))
+                ]
+    for twin in (N.paste_columns, blocks.py_paste_columns):
+        with pytest.raises(ValueError):
+            twin(b"a", 0)
+        with pytest.raises(TypeError):
+            twin("a\tb", 2)
+        assert twin(bytearray(b"a\tb"), 2) == [b"a", b"b"]
+        assert twin(b"a\tb", 10**12) is None
+    with pytest.raises(OverflowError):
+        N.paste_columns(b"a", 10**30)

@@ -371,24 +371,33 @@ def looks_tokenized(hyps: Iterable[str]) -> int:
     return sum(map(str.endswith, hyps, repeat(" .")))
 
 
+def _as_bytes(block: Any) -> bytes:
+    """A bytes-like object's bytes (a TypeError for anything else)."""
+    return block if type(block) is bytes else memoryview(block).tobytes()
+
+
+def _same_lengths(columns: Sequence[Sequence[Any]]) -> None:
+    if any(len(column) != len(columns[0]) for column in columns):
+        raise ValueError("the blocks have different numbers of lines")
+
+
 def decode_blocks(
     hyp_block: bytes, ref_blocks: Sequence[bytes]
 ) -> tuple[list[str], list[tuple[str, ...]]] | None:
     """The lines of blocks (see ``sum_block``; any bytes-like objects),
     decoded and right-stripped: the hypotheses and each segment's
     references; None where a line is not UTF-8.  A ``ValueError`` unless
-    there are references, each block with as many lines as the hypotheses'."""
-    hyp, refs = memoryview(hyp_block).tobytes(), [memoryview(b).tobytes() for b in ref_blocks]
+    there are references, each block with as many lines as the hypotheses'
+    (told before a line that is not UTF-8, as the C twins tell it)."""
+    hyp, refs = _as_bytes(hyp_block), [_as_bytes(block) for block in ref_blocks]
     if not refs:
         raise ValueError("a segment needs at least one reference")
-    if any(block.count(b"\n") != hyp.count(b"\n") for block in refs):
-        raise ValueError("the blocks have different numbers of lines")
     try:
-        columns = [
-            list(map(str.rstrip, block.decode("utf-8").split("\n"))) for block in (hyp, *refs)
-        ]
+        columns = [block.decode("utf-8").split("\n") for block in (hyp, *refs)]
     except UnicodeDecodeError:
+        _same_lengths([block.split(b"\n") for block in (hyp, *refs)])
         return None
+    _same_lengths(columns)
     hyps, *others = [list(map(str.rstrip, column)) for column in columns]
     return hyps, list(zip(*others))
 

@@ -58,21 +58,15 @@ bleu_block(const char *fname, int which, PyObject *const *args, Py_ssize_t nargs
            PyObject *kwnames)
 {
     static const char *const names[] = {"hyp_block", "ref_blocks", "max_order"};
-    PyObject *a[3], *res = NULL, *row;
-    Py_ssize_t max_order, N, tokenized = 0, *sums = NULL;
+    PyObject *a[3], *res = NULL;
+    Py_ssize_t N, tokenized = 0, *sums = NULL;
     Blocks blocks;
     int rc;
     ARENA_ON_STACK(arena);
     if (bs_parse_args(fname, args, nargs, kwnames, names, 3, 3, a) < 0)
         return NULL;
-    max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
-    if (max_order == -1 && PyErr_Occurred())
+    if (bleu_orders(a[2], &N) < 0)
         return NULL;
-    N = max_order > 0 ? max_order : 0;
-    if (N > 1024) {
-        PyErr_SetString(PyExc_ValueError, "max_order is too large");
-        return NULL;
-    }
     if (blocks_open(&blocks, a[0], a[1]) < 0)
         goto done;
     if ((sums = PyMem_Calloc((size_t)(2 + 2 * N), sizeof(Py_ssize_t))) == NULL) {
@@ -80,15 +74,7 @@ bleu_block(const char *fname, int which, PyObject *const *args, Py_ssize_t nargs
         goto done;
     }
     rc = count_block(&arena, &blocks, which, N, sums, &tokenized);
-    if (rc < 0)
-        goto done;
-    if (rc > 0) {
-        Py_INCREF(Py_None);
-        res = Py_None;
-        goto done;
-    }
-    if ((row = sums_tuple(sums, 2 + 2 * N)) != NULL)
-        res = Py_BuildValue("((sN)n)", "sum", row, tokenized);
+    res = blocks_result(rc, sums, 2 + 2 * N, tokenized);
 done:
     arena_free(&arena);
     blocks_close(&blocks);

@@ -128,6 +128,20 @@ done:
     return rc;
 }
 
+int
+bleu_orders(PyObject *max_order, Py_ssize_t *N)
+{
+    Py_ssize_t m = PyNumber_AsSsize_t(max_order, PyExc_OverflowError);
+    if (m == -1 && PyErr_Occurred())
+        return -1;
+    *N = m > 0 ? m : 0;
+    if (*N > 1024) {
+        PyErr_SetString(PyExc_ValueError, "max_order is too large");
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *
 sums_tuple(const Py_ssize_t *sums, Py_ssize_t size)
 {
@@ -156,19 +170,13 @@ bleu_lines_tok(const char *fname, int which, int rows, PyObject *const *args, Py
 {
     static const char *const names[] = {"hyps", "refs", "max_order"};
     PyObject *a[3], *hf = NULL, *rf = NULL, *res = NULL, *list = NULL;
-    Py_ssize_t max_order, N, i, n;
+    Py_ssize_t N, i, n;
     Py_ssize_t *sums = NULL;
     ARENA_ON_STACK(arena);
     if (bs_parse_args(fname, args, nargs, kwnames, names, 3, 3, a) < 0)
         return NULL;
-    max_order = PyNumber_AsSsize_t(a[2], PyExc_OverflowError);
-    if (max_order == -1 && PyErr_Occurred())
+    if (bleu_orders(a[2], &N) < 0)
         return NULL;
-    N = max_order > 0 ? max_order : 0;
-    if (N > 1024) {
-        PyErr_SetString(PyExc_ValueError, "max_order is too large");
-        return NULL;
-    }
     hf = PySequence_Fast(a[0], "hyps must be a sequence of str");
     if (hf == NULL)
         return NULL;

@@ -47,7 +47,7 @@ BS_FASTCALL(bs_chrf_sum_block)
 {
     static const char *const names[] = {"hyp_block",  "ref_blocks", "char_order",   "word_order",
                                         "whitespace", "beta",       "eps_smoothing"};
-    PyObject *a[7], *res = NULL, *row;
+    PyObject *a[7], *res = NULL;
     Py_ssize_t tokenized = 0, sums[3 * 2 * CHRF_MAX_ORDER];
     ChrfOrders o;
     ChrfF f;
@@ -64,15 +64,7 @@ BS_FASTCALL(bs_chrf_sum_block)
     if (blocks_open(&blocks, a[0], a[1]) < 0)
         goto done;
     rc = sum_block(&arena, &blocks, &o, &f, sums, &tokenized);
-    if (rc < 0)
-        goto done;
-    if (rc > 0) {
-        Py_INCREF(Py_None);
-        res = Py_None;
-        goto done;
-    }
-    if ((row = sums_tuple(sums, 3 * f.order)) != NULL)
-        res = Py_BuildValue("((sN)n)", "sum", row, tokenized);
+    res = blocks_result(rc, sums, 3 * f.order, tokenized);
 done:
     arena_free(&arena);
     blocks_close(&blocks);

@@ -487,6 +487,9 @@ BS_INTERNAL int bleu_add_spans(Arena *a, const Py_UCS4 *hbuf, const SpanVec *hs,
 /* The first `size` sums as a tuple of ints. */
 BS_INTERNAL PyObject *sums_tuple(const Py_ssize_t *sums, Py_ssize_t size);
 
+/* The BLEU kernels' max_order: *N = max(0, it), a ValueError above 1024. */
+BS_INTERNAL int bleu_orders(PyObject *max_order, Py_ssize_t *N);
+
 /* ------------------------------------------------------------------ */
 /* blocks of UTF-8 lines (line_blocks.c)                                */
 /* ------------------------------------------------------------------ */
@@ -517,6 +520,12 @@ BS_INTERNAL void blocks_close(Blocks *b);
  * at each end; *has: which of '<' and '&' it holds (HAS_LT, HAS_AMP).
  * 1 where the line is not UTF-8, -1 on an error.
  */
+/* What a block's sum function returns after counting (rc: -1 an error, 1
+ * a line not UTF-8, 0 the sums): (("sum", the size sums), tokenized), None
+ * where a line is not UTF-8, or NULL with the error set. */
+BS_INTERNAL PyObject *blocks_result(int rc, const Py_ssize_t *sums, Py_ssize_t size,
+                                    Py_ssize_t tokenized);
+
 BS_INTERNAL int blocks_next_line(Arena *a, Blocks *b, Py_ssize_t k, Py_UCS4 **bufp,
                                  Py_ssize_t *np, int *has);
 

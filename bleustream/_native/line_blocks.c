@@ -172,6 +172,21 @@ blocks_close(Blocks *b)
     memset(b, 0, sizeof(*b));
 }
 
+PyObject *
+blocks_result(int rc, const Py_ssize_t *sums, Py_ssize_t size, Py_ssize_t tokenized)
+{
+    PyObject *row;
+    if (rc < 0)
+        return NULL;
+    if (rc > 0) {
+        Py_INCREF(Py_None);
+        return Py_None;
+    }
+    if ((row = sums_tuple(sums, size)) == NULL)
+        return NULL;
+    return Py_BuildValue("((sN)n)", "sum", row, tokenized);
+}
+
 int
 blocks_next_line(Arena *a, Blocks *b, Py_ssize_t k, Py_UCS4 **bufp, Py_ssize_t *np, int *has)
 {

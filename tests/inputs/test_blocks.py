@@ -117,6 +117,23 @@ def test_each_kind_of_bad_utf8_is_named_as_line_by_line(
     assert done.stderr.decode().startswith(f"bleustream: {tmp_path / where}:{index + 1}: invalid")
 
 
+def test_bad_utf8_replaced_as_line_by_line(tmp_path: Path) -> None:
+    """With ``--encoding-errors replace`` a block that is not UTF-8 is
+    decoded by the reader (the kernels take UTF-8 only), U+FFFD in place of
+    each bad byte, as a line read alone has it."""
+    hyps, refs = corpus(1200, seed=17)
+    data = [line.encode() for line in hyps]
+    for index in (0, 400, 401, 1199):
+        data[index] = data[index][:3] + BAD_UTF8[index % len(BAD_UTF8)] + data[index][3:]
+    hyp, ref = tmp_path / "hyp", write(tmp_path / "ref", refs)
+    hyp.write_bytes(b"\n".join(data) + b"\n")
+    done = both_ways(ref, "-i", hyp, "-b", "--encoding-errors", "replace", "-m", "bleu", "chrf")
+    assert done.returncode == 0 and len(done.stdout.split()) == 2
+    paste = b"".join(h + b"\t" + r.encode() + b"\n" for h, r in zip(data, refs))
+    pasted = both_ways("-b", "--encoding-errors", "replace", "-m", "bleu", "chrf", input=paste)
+    assert pasted.stdout == done.stdout
+
+
 @pytest.mark.parametrize(
     "case",
     ["crlf", "no-final-newline", "empty-lines", "trailing-space", "long-lines", "empty"],

@@ -170,6 +170,7 @@ SLOW_FILES = frozenset(
         "comet/test_comet_cli.py",
         "comet/test_comet_cli_parity.py",
         "comet/test_comet_statistics.py",
+        "inputs/test_blocks.py",
         "inputs/test_logs.py",
         "inputs/test_merge.py",
         "inputs/test_shards.py",

@@ -514,18 +514,18 @@ typedef struct {
 BS_INTERNAL int blocks_open(Blocks *b, PyObject *hyp_block, PyObject *ref_blocks);
 BS_INTERNAL void blocks_close(Blocks *b);
 
-/*
- * The next line of block k, decoded from UTF-8 and right-stripped into a
- * buffer of the arena: its n characters at (*bufp)[1 .. n], a spare cell
- * at each end; *has: which of '<' and '&' it holds (HAS_LT, HAS_AMP).
- * 1 where the line is not UTF-8, -1 on an error.
- */
 /* What a block's sum function returns after counting (rc: -1 an error, 1
  * a line not UTF-8, 0 the sums): (("sum", the size sums), tokenized), None
  * where a line is not UTF-8, or NULL with the error set. */
 BS_INTERNAL PyObject *blocks_result(int rc, const Py_ssize_t *sums, Py_ssize_t size,
                                     Py_ssize_t tokenized);
 
+/*
+ * The next line of block k, decoded from UTF-8 and right-stripped into a
+ * buffer of the arena: its n characters at (*bufp)[1 .. n], a spare cell
+ * at each end; *has: which of '<' and '&' it holds (HAS_LT, HAS_AMP).
+ * 1 where the line is not UTF-8, -1 on an error.
+ */
 BS_INTERNAL int blocks_next_line(Arena *a, Blocks *b, Py_ssize_t k, Py_UCS4 **bufp,
                                  Py_ssize_t *np, int *has);
 

@@ -27,6 +27,8 @@ system, no SacreBLEU refusals (which count the lines of every stream).
 
 from __future__ import annotations
 
+import operator
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Callable
 
@@ -50,9 +52,9 @@ BLOCK_BYTES = 1 << 16
 
 # A block: its hypotheses, each segment's references, and the line of the first.
 Block = tuple[list[str], Sequence[Sequence[str]], int]
-# A block of REF files in lockstep as read: the hypotheses' lines and each
-# reference file's same lines, as bytes (``protocol.sum_block``'s blocks),
-# the line of the first, and how many lines.
+# A block as the metrics take it: the hypotheses' lines and each reference's
+# same lines (REF files in lockstep, or paste input's fields), as bytes
+# (``protocol.sum_block``'s blocks), the line of the first, and how many lines.
 RawBlock = tuple[bytes, list[bytes], int, int]
 
 
@@ -111,8 +113,8 @@ def block_sums(
 
 
 def _summed_raw(counter: SegmentCounter, raw: RawBlock) -> tuple[Item, Summed] | None:
-    """A lockstep block summed from its bytes, and an item for its last line;
-    None where a line is not UTF-8 or a metric refuses one."""
+    """A block summed from its bytes, and an item for its last line; None
+    where a line is not UTF-8 or a metric refuses one."""
     hyp_block, ref_blocks, first, n = raw
     try:
         summed = counter.summed_block(hyp_block, ref_blocks, n)
@@ -271,7 +273,7 @@ def _paste_blocks(
     """``hyp<TAB>ref...`` lines a block at a time: each block cut into a
     block per field (a ``RawBlock``) where every line has the fields of the
     first line of all (``nfields`` if given), else None; and its bytes, the
-    line of its first and the fields of line 1 (0: not yet, or fewer than
+    line of its first and the fields of line 1 (0: line 1 has fewer than
     two), for ``_decoded_paste``."""
     while True:
         source.fill()
@@ -292,8 +294,8 @@ def _paste_blocks(
 def _decoded_paste(source: _Lines, block: bytes, line: int, nfields: int) -> Iterator[Block]:
     """A block of paste lines decoded (``line``: its first), as
     ``lines.paste_segments`` reads them: the lines before the first whose
-    fields differ from line 1's (``nfields``; 0: this block has line 1) or
-    that is not UTF-8, then that line's error."""
+    fields differ from line 1's (``nfields``; 0: line 1 has fewer than two,
+    the error of line 1) or that is not UTF-8, then that line's error."""
     texts, error = source.decode(block, line, strip=False)
     rows = [text.split("\t") for text in texts]
     bad = None
@@ -302,7 +304,6 @@ def _decoded_paste(source: _Lines, block: bytes, line: int, nfields: int) -> Ite
             bad = paste_fields_error(nfields, len(fields), source.source.name, line + i)
             rows = rows[:i]  # the lines before it are handed on first
             break
-        nfields = len(fields)
     if rows:
         hyps = [fields[0].rstrip() for fields in rows]
         yield hyps, [[ref.rstrip() for ref in fields[1:]] for fields in rows], line
@@ -347,6 +348,9 @@ def py_paste_columns(block: bytes, nfields: int) -> list[bytes] | None:
     """The lines of a block of paste input cut at their tabs: a block per
     field, its lines joined by line ends; None unless every line has
     ``nfields`` fields."""
+    nfields = operator.index(nfields)  # as the C twin reads it
+    if not -sys.maxsize - 1 <= nfields <= sys.maxsize:
+        raise OverflowError("nfields is too large")
     if nfields < 1:
         raise ValueError("a line has at least one field")
     rows = [line.split(b"\t") for line in memoryview(block).tobytes().split(b"\n")]

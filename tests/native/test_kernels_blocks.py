@@ -226,5 +226,9 @@ def test_paste_lines_cut_into_fields_as_the_pure_code() -> None:
             twin("a\tb", 2)
         assert twin(bytearray(b"a\tb"), 2) == [b"a", b"b"]
         assert twin(b"a\tb", 10**12) is None
-    with pytest.raises(OverflowError):
-        N.paste_columns(b"a", 10**30)
+        with pytest.raises(OverflowError):
+            twin(b"a", 10**30)
+        with pytest.raises(OverflowError):
+            twin(b"a", -(10**30))
+        with pytest.raises(TypeError):
+            twin(b"a\tb", 2.0)

@@ -92,12 +92,17 @@ def c_count(settings: Settings) -> Callable[[str, tuple[str, ...]], Row]:
     return hyp_row
 
 
+def _kernel_settings(settings: Settings) -> tuple[Any, ...]:
+    """The settings as the batch kernels take them after the text:
+    ``char_order, word_order, whitespace, beta, eps_smoothing``."""
+    orders = (settings.char_order, settings.word_order, settings.whitespace)
+    return (*orders, settings.beta, settings.eps_smoothing)
+
+
 def _c_batch(settings: Settings, kernel: Any) -> Callable[[Sequence[str], Sequence[Any]], Any]:
     """``kernel`` (``chrf_rows`` or ``chrf_sum``) called as ``(hyps, refs)``
     with the settings, on the lines lowercased where they say so."""
-    lowercase = settings.lowercase
-    fixed = (settings.char_order, settings.word_order, settings.whitespace)
-    fixed += (settings.beta, settings.eps_smoothing)
+    lowercase, fixed = settings.lowercase, _kernel_settings(settings)
 
     def lines(hyps: Sequence[str], refs: Sequence[Any]) -> Any:
         if lowercase:
@@ -140,9 +145,7 @@ def c_sum_block(settings: Settings) -> SumBlock:
     assert native is not None
     if settings.lowercase or not _whole_settings(settings):
         return decoded_blocks(c_sum_batch)(settings)
-    fixed = (settings.char_order, settings.word_order, settings.whitespace)
-    fixed += (settings.beta, settings.eps_smoothing)
-    kernel = native.chrf_sum_block
+    fixed, kernel = _kernel_settings(settings), native.chrf_sum_block
     return lambda hyp_block, ref_blocks: kernel(hyp_block, ref_blocks, *fixed)  # type: ignore[no-any-return]
 
 

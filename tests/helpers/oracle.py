@@ -11,13 +11,14 @@ from collections.abc import Sequence
 from typing import Callable
 
 from sacrebleu.metrics.bleu import BLEU, BLEUScore
+from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
 from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-from bleustream.metrics import bleu
+from bleustream.metrics import bleu, chrf
 from bleustream.metrics.bleu import BleuResult, Settings
 from bleustream.metrics.registry import Spec
 from bleustream.scorer import Scorer
@@ -65,6 +66,19 @@ def oracle_bleu(settings: Settings, references: Sequence[Sequence[str]] | None =
         effective_order=settings.effective_order,
         max_ngram_order=settings.max_order,
         force=True,
+        references=references,
+    )
+
+
+def oracle_chrf(settings: chrf.Settings, references: Sequence[Sequence[str]] | None = None) -> CHRF:
+    """SacreBLEU's chrF with the same settings."""
+    return CHRF(
+        char_order=settings.char_order,
+        word_order=settings.word_order,
+        beta=settings.beta,
+        lowercase=settings.lowercase,
+        whitespace=settings.whitespace,
+        eps_smoothing=settings.eps_smoothing,
         references=references,
     )
 

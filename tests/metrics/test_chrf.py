@@ -30,6 +30,7 @@ from bleustream.metrics.chrf import Settings
 from bleustream.metrics.protocol import add_rows
 from tests.conftest import RealSet, RealSystem, read_refs, read_segments
 from tests.helpers.adversarial import ENTITY_PIECES, NOT_WHITESPACE, ODD_WHITESPACE, Adversary
+from tests.helpers.oracle import oracle_chrf
 
 Streams = Sequence[Sequence[str]]
 
@@ -38,17 +39,7 @@ Streams = Sequence[Sequence[str]]
 # --------------------------------------------------------------------------
 
 
-def oracle(settings: Settings, references: Streams | None = None) -> CHRF:
-    """SacreBLEU's chrF with the same settings."""
-    return CHRF(
-        char_order=settings.char_order,
-        word_order=settings.word_order,
-        beta=settings.beta,
-        lowercase=settings.lowercase,
-        whitespace=settings.whitespace,
-        eps_smoothing=settings.eps_smoothing,
-        references=references,
-    )
+oracle = oracle_chrf  # SacreBLEU's chrF with the same settings
 
 
 def rows_of(settings: Settings, hyps: Sequence[str], streams: Streams) -> list[tuple]:

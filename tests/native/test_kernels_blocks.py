@@ -20,14 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from sacrebleu.metrics.chrf import CHRF
 
 from bleustream.inputs import blocks
 from bleustream.metrics import bleu, bleu_batches, chrf, chrf_batches
 from tests.helpers.adversarial import Adversary
 from tests.helpers.native import NATIVE as N
 from tests.helpers.native import needs_native
-from tests.helpers.oracle import oracle_bleu
+from tests.helpers.oracle import oracle_bleu, oracle_chrf
 
 SETTINGS = [
     bleu.Settings(),
@@ -62,14 +61,7 @@ def _oracle(the_settings: Any) -> Any:
     """SacreBLEU's metric of the same settings."""
     if type(the_settings) is bleu.Settings:
         return oracle_bleu(the_settings)
-    return CHRF(
-        char_order=the_settings.char_order,
-        word_order=the_settings.word_order,
-        beta=the_settings.beta,
-        lowercase=the_settings.lowercase,
-        whitespace=the_settings.whitespace,
-        eps_smoothing=the_settings.eps_smoothing,
-    )
+    return oracle_chrf(the_settings)
 
 
 def _blocks(lines: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[bytes, list[bytes]]:
